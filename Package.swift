@@ -1,0 +1,47 @@
+// swift-tools-version:5.9
+import PackageDescription
+
+let package = Package(
+    name: "VenueTiles",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "venuetiles", targets: ["venuetiles"]),
+        .library(name: "Pipeline", targets: ["Pipeline"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+    ],
+    targets: [
+        // C libraries: module map + pkg-config, nothing else.
+        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
+
+        // Value types of the normalized venue model. No I/O.
+        .target(name: "VenueModel"),
+        // Web Mercator, tile ids, coverage, clipping. No I/O.
+        .target(name: "TileGeometry", dependencies: ["VenueModel"]),
+        // Readers: IMDF (folder or zip through libzip).
+        .target(name: "VenueFormats", dependencies: ["VenueModel", "CZip"]),
+        // Style spec: layer ids, parsing, default style.
+        .target(name: "Styling", dependencies: ["VenueModel"]),
+        // Cairo raster renderer and PNG encoding.
+        .target(name: "Rendering", dependencies: ["VenueModel", "TileGeometry", "Styling", "CCairo"]),
+        // Config, floors, plan, render stage, tile store, manifest.
+        .target(name: "Pipeline", dependencies: [
+            "VenueModel", "VenueFormats", "TileGeometry", "Styling", "Rendering",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        // Thin CLI over Pipeline.
+        .executableTarget(name: "venuetiles", dependencies: [
+            "Pipeline",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        .testTarget(name: "TileGeometryTests", dependencies: ["TileGeometry"]),
+        .testTarget(name: "VenueFormatsTests", dependencies: ["VenueFormats"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Styling"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TileGeometry"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TileGeometry", "VenueFormats", "Rendering", "CCairo"]),
+    ]
+)

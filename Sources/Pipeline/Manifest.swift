@@ -1,0 +1,78 @@
+import Foundation
+
+/// output/manifest.json: what a build produced. Written last, atomically, with
+/// sorted keys and no timestamps, so the same build gives the same bytes.
+public struct Manifest: Codable, Equatable, Sendable {
+    public struct Generator: Codable, Equatable, Sendable {
+        public var name: String
+        public var version: String
+    }
+
+    public struct LevelEntry: Codable, Equatable, Sendable {
+        public var id: String
+        public var name: String?
+        public var short_name: String?
+        public var building_ids: [String]
+        public var outdoor: Bool
+    }
+
+    public struct FloorEntry: Codable, Equatable, Sendable {
+        public var id: String
+        public var ordinal: Int
+        public var short_name: String?
+        public var levels: [LevelEntry]
+    }
+
+    public struct TilesetEntry: Codable, Equatable, Sendable {
+        public var format: String
+        public var scale: Int
+        public var tile_size: Int
+        public var minzoom: Int
+        public var maxzoom: Int
+        public var path_template: String
+        public var tile_count: Int
+        public var total_bytes: Int
+        /// Tiles per floor id and zoom ("17": n).
+        public var tiles_per_floor: [String: [String: Int]]
+        /// Covered tiles that drew nothing visible and were not written.
+        public var blank_tiles_skipped: Int
+    }
+
+    public struct VenueEntry: Codable, Equatable, Sendable {
+        public var id: String
+        public var source_id: String
+        public var name: String?
+        public var center: [Double]
+        /// [west, south, east, north]
+        public var bounds: [Double]
+        public var floors: [FloorEntry]
+        public var tilesets: [TilesetEntry]
+        public var warnings: Int
+    }
+
+    public struct TileEntry: Codable, Equatable, Sendable {
+        public var path: String
+        public var sha256: String
+        public var bytes: Int
+    }
+
+    public var generator: Generator
+    public var venues: [VenueEntry]
+    public var tiles: [TileEntry]
+
+    public static let fileName = "manifest.json"
+
+    public func encoded() throws -> Data {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        var d = try e.encode(self)
+        d.append(0x0A)
+        return d
+    }
+
+    /// The manifest in `outputDir`, or nil when there is none or it cannot be read.
+    public static func load(from outputDir: String) -> Manifest? {
+        guard let d = FileManager.default.contents(atPath: outputDir + "/" + fileName) else { return nil }
+        return try? JSONDecoder().decode(Manifest.self, from: d)
+    }
+}

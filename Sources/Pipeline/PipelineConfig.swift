@@ -1,0 +1,161 @@
+import Foundation
+
+/// A problem with pipeline.json: names the file, the key path and the problem.
+public struct ConfigError: Error, CustomStringConvertible {
+    public var file: String
+    public var key: String?
+    public var problem: String
+    public var description: String {
+        if let key { return "\(file): \"\(key)\": \(problem)" }
+        return "\(file): \(problem)"
+    }
+}
+
+/// pipeline.json: the contract scripts rely on (see README, "pipeline.json").
+/// Unknown keys are errors so that a typo never silently changes a build.
+public struct PipelineConfig: Sendable {
+    public struct Source: Sendable {
+        public enum Format: String, Sendable { case imdf, mvf, geojson }
+        public var id: String
+        public var format: Format
+        /// Absolute path of the folder or zip.
+        public var path: String
+    }
+
+    public struct Tileset: Sendable, Hashable {
+        public enum Format: String, Sendable { case png, mvt }
+        public var format: Format
+        public var scale: Int
+        /// Folder name of the tileset under each floor: `png`, `png@2x`, ...
+        public var directoryName: String { scale == 1 ? format.rawValue : "\(format.rawValue)@\(scale)x" }
+        public var tileSize: Int { 256 * scale }
+    }
+
+    public var file: String
+    /// Absolute output folder.
+    public var output: String
+    public var baseURL: String?
+    public var minZoom: Int
+    public var maxZoom: Int
+    public var sources: [Source]
+    public var tilesets: [Tileset]
+    /// Absolute path of the style document, nil for the built-in style.
+    public var style: String?
+
+    public static let defaultZoom = (min: 17, max: 23)
+
+    public static func load(path: String) throws -> PipelineConfig {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigError(file: path, key: nil, problem: FileManager.default.fileExists(atPath: path) ? "cannot read file" : "no such file")
+        }
+        return try parse(data, file: path)
+    }
+
+    public static func parse(_ data: Data, file: String) throws -> PipelineConfig {
+        func fail(_ key: String?, _ problem: String) -> ConfigError { ConfigError(file: file, key: key, problem: problem) }
+        let any: Any
+        do { any = try JSONSerialization.jsonObject(with: data) } catch {
+            throw fail(nil, "malformed JSON: \((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)")")
+        }
+        guard let root = any as? [String: Any] else { throw fail(nil, "expected a JSON object") }
+        try rejectUnknown(root, allowed: ["output", "base_url", "zoom", "sources", "tilesets", "style"], path: "", fail)
+
+        let base = URL(fileURLWithPath: file).deletingLastPathComponent()
+        func resolve(_ p: String) -> String {
+            p.hasPrefix("/") ? p : base.appendingPathComponent(p).standardizedFileURL.path
+        }
+
+        let output = try string(root, "output", fail) ?? "output"
+        let baseURL = try string(root, "base_url", fail)
+
+        var minZoom = defaultZoom.min, maxZoom = defaultZoom.max
+        if let z = root["zoom"] {
+            guard let zoom = z as? [String: Any] else { throw fail("zoom", "expected an object {\"min\": 17, \"max\": 23}") }
+            try rejectUnknown(zoom, allowed: ["min", "max"], path: "zoom.", fail)
+            minZoom = try int(zoom, "min", path: "zoom.min", fail) ?? minZoom
+            maxZoom = try int(zoom, "max", path: "zoom.max", fail) ?? maxZoom
+            guard (0...30).contains(minZoom), (0...30).contains(maxZoom), minZoom <= maxZoom else {
+                throw fail("zoom", "need 0 ≤ min ≤ max ≤ 30, found min \(minZoom), max \(maxZoom)")
+            }
+        }
+
+        guard let sourceList = root["sources"] as? [Any], !sourceList.isEmpty else {
+            throw fail("sources", "required: a non-empty list of {\"id\", \"format\", \"path\"}")
+        }
+        var sources = [Source]()
+        var ids = Set<String>()
+        for (i, s) in sourceList.enumerated() {
+            let key = "sources[\(i)]"
+            guard let o = s as? [String: Any] else { throw fail(key, "expected an object") }
+            try rejectUnknown(o, allowed: ["id", "format", "path"], path: key + ".", fail)
+            guard let id = try string(o, "id", fail, path: key + ".id"), isURLSafe(id) else {
+                throw fail(key + ".id", "required: a URL-safe id (letters, digits, '-', '_', '.')")
+            }
+            guard ids.insert(id).inserted else { throw fail(key + ".id", "duplicate source id \"\(id)\"") }
+            guard let f = try string(o, "format", fail, path: key + ".format"), let format = Source.Format(rawValue: f) else {
+                throw fail(key + ".format", "required: one of imdf, mvf, geojson")
+            }
+            guard let p = try string(o, "path", fail, path: key + ".path") else { throw fail(key + ".path", "required: a folder or .zip") }
+            sources.append(Source(id: id, format: format, path: resolve(p)))
+        }
+
+        var tilesets = [Tileset]()
+        if let t = root["tilesets"] {
+            guard let list = t as? [Any], !list.isEmpty else { throw fail("tilesets", "expected a non-empty list") }
+            for (i, item) in list.enumerated() {
+                let key = "tilesets[\(i)]"
+                guard let o = item as? [String: Any] else { throw fail(key, "expected an object") }
+                try rejectUnknown(o, allowed: ["format", "scale"], path: key + ".", fail)
+                guard let f = try string(o, "format", fail, path: key + ".format"), let format = Tileset.Format(rawValue: f) else {
+                    throw fail(key + ".format", "required: png or mvt")
+                }
+                var scales = [1]
+                if let s = o["scale"] {
+                    if let n = s as? Int { scales = [n] }
+                    else if let a = s as? [Any], !a.isEmpty, a.allSatisfy({ $0 is Int }) { scales = a.map { $0 as! Int } }
+                    else { throw fail(key + ".scale", "expected 1, 2, 3, 4 or a list of them") }
+                }
+                for sc in scales {
+                    guard (1...4).contains(sc) else { throw fail(key + ".scale", "scale \(sc) not in 1…4") }
+                    let ts = Tileset(format: format, scale: sc)
+                    if !tilesets.contains(ts) { tilesets.append(ts) }
+                }
+            }
+        } else {
+            tilesets = [Tileset(format: .png, scale: 1)]
+        }
+
+        let style = try string(root, "style", fail).map(resolve)
+        return PipelineConfig(file: file, output: resolve(output), baseURL: baseURL, minZoom: minZoom, maxZoom: maxZoom,
+                              sources: sources, tilesets: tilesets, style: style)
+    }
+
+    static func isURLSafe(_ s: String) -> Bool {
+        !s.isEmpty && s != "." && s != ".." && s.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)
+        }
+    }
+
+    private static func rejectUnknown(_ o: [String: Any], allowed: Set<String>, path: String,
+                                      _ fail: (String?, String) -> ConfigError) throws {
+        if let k = o.keys.sorted().first(where: { !allowed.contains($0) }) {
+            throw fail(path + k, "unknown key (allowed: \(allowed.sorted().joined(separator: ", ")))")
+        }
+    }
+
+    private static func string(_ o: [String: Any], _ k: String, _ fail: (String?, String) -> ConfigError,
+                               path: String? = nil) throws -> String? {
+        guard let v = o[k] else { return nil }
+        guard let s = v as? String else { throw fail(path ?? k, "expected a string") }
+        return s
+    }
+
+    private static func int(_ o: [String: Any], _ k: String, path: String,
+                            _ fail: (String?, String) -> ConfigError) throws -> Int? {
+        guard let v = o[k] else { return nil }
+        guard let n = v as? NSNumber, !(v is Bool), n.doubleValue == n.doubleValue.rounded() else {
+            throw fail(path, "expected an integer")
+        }
+        return n.intValue
+    }
+}

@@ -1,0 +1,144 @@
+import CCairo
+import Foundation
+
+/// A Cairo failure: the operation and Cairo's own status text.
+public struct CairoError: Error, CustomStringConvertible {
+    public var operation: String
+    public var status: String
+    public var description: String { "cairo: \(operation) failed: \(status)" }
+
+    init(_ operation: String, _ s: cairo_status_t) {
+        self.operation = operation
+        status = String(cString: cairo_status_to_string(s))
+    }
+}
+
+/// An ARGB32 image surface (premultiplied alpha, native-endian 32-bit pixels).
+/// Each render worker owns its own; never shared across threads.
+public final class ImageSurface {
+    let handle: OpaquePointer
+    public let width: Int
+    public let height: Int
+
+    public init(width: Int, height: Int) throws {
+        let h = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height))!
+        let s = cairo_surface_status(h)
+        guard s == CAIRO_STATUS_SUCCESS else {
+            cairo_surface_destroy(h)
+            throw CairoError("create \(width)×\(height) image surface", s)
+        }
+        handle = h
+        self.width = width
+        self.height = height
+    }
+
+    deinit { cairo_surface_destroy(handle) }
+
+    public var stride: Int { Int(cairo_image_surface_get_stride(handle)) }
+
+    /// Read access to the pixels after drawing has finished.
+    public func withPixels<R>(_ body: (UnsafeBufferPointer<UInt32>) throws -> R) rethrows -> R {
+        cairo_surface_flush(handle)
+        let base = cairo_image_surface_get_data(handle)!
+        let count = stride / 4 * height
+        return try base.withMemoryRebound(to: UInt32.self, capacity: count) {
+            try body(UnsafeBufferPointer(start: $0, count: count))
+        }
+    }
+
+    /// The premultiplied ARGB pixel at (x, y).
+    public func pixel(x: Int, y: Int) -> UInt32 {
+        withPixels { $0[y * stride / 4 + x] }
+    }
+
+    /// Encodes the surface with Cairo's PNG writer.
+    public func pngData() throws -> Data {
+        final class Sink { var data = Data() }
+        let sink = Sink()
+        let status = cairo_surface_write_to_png_stream(handle, { closure, bytes, length in
+            let sink = Unmanaged<Sink>.fromOpaque(closure!).takeUnretainedValue()
+            sink.data.append(bytes!, count: Int(length))
+            return CAIRO_STATUS_SUCCESS
+        }, Unmanaged.passUnretained(sink).toOpaque())
+        guard status == CAIRO_STATUS_SUCCESS else { throw CairoError("write PNG", status) }
+        return sink.data
+    }
+
+    /// Decodes a PNG into a new surface (used by tests and tools to read tiles back).
+    public static func decodePNG(_ data: Data) throws -> ImageSurface {
+        final class Source { let data: Data; var offset = 0; init(_ d: Data) { data = d } }
+        let src = Source(data)
+        let h = cairo_image_surface_create_from_png_stream({ closure, out, length in
+            let src = Unmanaged<Source>.fromOpaque(closure!).takeUnretainedValue()
+            let n = Int(length)
+            guard src.offset + n <= src.data.count else { return CAIRO_STATUS_READ_ERROR }
+            src.data.copyBytes(to: out!, from: src.offset..<(src.offset + n))
+            src.offset += n
+            return CAIRO_STATUS_SUCCESS
+        }, Unmanaged.passUnretained(src).toOpaque())!
+        let s = cairo_surface_status(h)
+        guard s == CAIRO_STATUS_SUCCESS else { cairo_surface_destroy(h); throw CairoError("read PNG", s) }
+        return ImageSurface(adopting: h)
+    }
+
+    private init(adopting h: OpaquePointer) {
+        handle = h
+        width = Int(cairo_image_surface_get_width(h))
+        height = Int(cairo_image_surface_get_height(h))
+    }
+}
+
+/// A drawing context on one surface.
+public final class CairoContext {
+    private let cr: OpaquePointer
+    public let surface: ImageSurface
+
+    public init(_ surface: ImageSurface) throws {
+        self.surface = surface
+        cr = cairo_create(surface.handle)
+        let s = cairo_status(cr)
+        guard s == CAIRO_STATUS_SUCCESS else { cairo_destroy(cr); throw CairoError("create context", s) }
+    }
+
+    deinit { cairo_destroy(cr) }
+
+    public func checkStatus(_ op: String) throws {
+        let s = cairo_status(cr)
+        if s != CAIRO_STATUS_SUCCESS { throw CairoError(op, s) }
+    }
+
+    /// Clears every pixel to transparent.
+    public func clear() {
+        cairo_save(cr)
+        cairo_set_operator(cr, CAIRO_OPERATOR_CLEAR)
+        cairo_paint(cr)
+        cairo_restore(cr)
+    }
+
+    public func setColor(r: Double, g: Double, b: Double, a: Double) {
+        cairo_set_source_rgba(cr, r, g, b, a)
+    }
+
+    public func setLineWidth(_ w: Double) { cairo_set_line_width(cr, w) }
+    public func setRoundJoins() {
+        cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND)
+        cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND)
+    }
+    public func setButtCaps() {
+        cairo_set_line_join(cr, CAIRO_LINE_JOIN_MITER)
+        cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT)
+    }
+    public func setEvenOdd() { cairo_set_fill_rule(cr, CAIRO_FILL_RULE_EVEN_ODD) }
+
+    public func newPath() { cairo_new_path(cr) }
+    public func moveTo(_ x: Double, _ y: Double) { cairo_move_to(cr, x, y) }
+    public func lineTo(_ x: Double, _ y: Double) { cairo_line_to(cr, x, y) }
+    public func closePath() { cairo_close_path(cr) }
+    public func circle(_ x: Double, _ y: Double, _ r: Double) {
+        cairo_new_sub_path(cr)
+        cairo_arc(cr, x, y, r, 0, 2 * Double.pi)
+    }
+    public func fillPreserve() { cairo_fill_preserve(cr) }
+    public func fill() { cairo_fill(cr) }
+    public func stroke() { cairo_stroke(cr) }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import Styling
+import TileGeometry
+
+/// The resolved paint of one feature.
+public struct Paint: Hashable, Sendable {
+    public var fill: Color?
+    public var outline: Color?
+    public var line: Color?
+    public init(fill: Color? = nil, outline: Color? = nil, line: Color? = nil) {
+        self.fill = fill; self.outline = outline; self.line = line
+    }
+}
+
+/// A feature ready to draw: projected geometry and paint.
+public struct DrawItem: Sendable {
+    public var geometry: ProjectedGeometry
+    public var paint: Paint
+    public init(geometry: ProjectedGeometry, paint: Paint) { self.geometry = geometry; self.paint = paint }
+}
+
+/// The outcome of drawing one tile.
+public enum RenderedTile: Equatable {
+    /// Nothing visible was drawn; such tiles are not written.
+    case transparent
+    case png(Data)
+}
+
+/// Draws raster tiles. This is where a tile's pixels are decided.
+///
+/// One renderer per worker thread: it owns its Cairo surface and reuses it
+/// for every tile it draws.
+public final class TileRenderer {
+    public let scale: Int
+    public let tileSize: Int
+    private let surface: ImageSurface
+    private let cr: CairoContext
+
+    public init(scale: Int) throws {
+        precondition(scale >= 1 && scale <= 4, "scale \(scale) out of range 1...4")
+        self.scale = scale
+        tileSize = 256 * scale
+        surface = try ImageSurface(width: tileSize, height: tileSize)
+        cr = try CairoContext(surface)
+    }
+
+    /// Draws `indices` of `items` (already in drawing order) into `tile`.
+    public func render(tile: TileID, items: [DrawItem], indices: [Int32]) throws -> RenderedTile {
+        try draw(tile: tile, items: items, indices: indices)
+        if isTransparent() { return .transparent }
+        return .png(try surface.pngData())
+    }
+
+    /// Draws into the renderer's surface without encoding (tests read pixels from `surface`).
+    public func draw(tile: TileID, items: [DrawItem], indices: [Int32]) throws {
+        cr.clear()
+        let bounds = tile.bounds
+        let mpp = DrawMetrics.metresPerPixel(zoom: tile.z)
+        let k = Double(scale) / mpp
+        let ox = bounds.minX, oy = bounds.maxY
+        @inline(__always) func px(_ p: MercatorPoint) -> (Double, Double) { ((p.x - ox) * k, (oy - p.y) * k) }
+
+        cr.setEvenOdd()
+        for i in indices {
+            let item = items[Int(i)]
+            switch item.geometry {
+            case .polygons(let polys):
+                for rings in polys {
+                    cr.newPath()
+                    for ring in rings {
+                        for (n, p) in ring.enumerated() {
+                            let (x, y) = px(p)
+                            if n == 0 { cr.moveTo(x, y) } else { cr.lineTo(x, y) }
+                        }
+                        cr.closePath()
+                    }
+                    if let f = item.paint.fill { set(f); cr.fillPreserve() }
+                    if let o = item.paint.outline {
+                        set(o)
+                        cr.setRoundJoins()
+                        cr.setLineWidth(DrawMetrics.outlineWidthPx * Double(scale))
+                        cr.stroke()
+                    }
+                    cr.newPath()
+                }
+            case .lines(let lines):
+                guard let c = item.paint.line ?? item.paint.outline else { continue }
+                cr.newPath()
+                for line in lines {
+                    for (n, p) in line.enumerated() {
+                        let (x, y) = px(p)
+                        if n == 0 { cr.moveTo(x, y) } else { cr.lineTo(x, y) }
+                    }
+                }
+                set(c)
+                cr.setButtCaps()
+                cr.setLineWidth(DrawMetrics.lineWidthPx(zoom: tile.z) * Double(scale))
+                cr.stroke()
+            case .points(let pts):
+                let r = DrawMetrics.dotRadiusPx * Double(scale)
+                for p in pts {
+                    let (x, y) = px(p)
+                    cr.newPath()
+                    cr.circle(x, y, r)
+                    if let f = item.paint.fill { set(f); cr.fillPreserve() }
+                    if let o = item.paint.outline {
+                        set(o)
+                        cr.setLineWidth(DrawMetrics.dotRingPx * Double(scale))
+                        cr.stroke()
+                    }
+                    cr.newPath()
+                }
+            }
+        }
+        try cr.checkStatus("draw tile \(tile)")
+    }
+
+    public var pixels: ImageSurface { surface }
+
+    private func set(_ c: Color) {
+        cr.setColor(r: Double(c.r) / 255, g: Double(c.g) / 255, b: Double(c.b) / 255, a: Double(c.a) / 255)
+    }
+
+    private func isTransparent() -> Bool {
+        let rowWords = surface.stride / 4
+        return surface.withPixels { px in
+            for y in 0..<tileSize {
+                let row = y * rowWords
+                for x in 0..<tileSize where px[row + x] != 0 { return false }
+            }
+            return true
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import VenueModel
+
+/// The style spec's layer ids in drawing order (lowest first). `[FLOOR]` and
+/// `[BUILDING]` are wildcards for a floor id or a building id.
+///
+/// This one table decides both which raster layer draws a feature and which
+/// vector tile layer carries it.
+public enum LayerTable {
+    public static let drawingOrder: [String] = [
+        "background", "venue", "building_outlines_[BUILDING]", "floor_outlines_[FLOOR]",
+        "floor_elevators_[FLOOR]", "floor_stairwells_[FLOOR]", "floor_restrooms_[FLOOR]",
+        "floor_walkways_[FLOOR]", "floor_fixtures_[FLOOR]", "floor_non_public_units_[FLOOR]",
+        "floor_open_to_below_units_[FLOOR]", "floor_other_rooms_[FLOOR]", "floor_rooms_[FLOOR]",
+        "floor_water_[FLOOR]", "floor_openings_[FLOOR]", "floor_amenities_[FLOOR]",
+        "floor_selected_unit_[FLOOR]", "floor_shadows_[FLOOR]", "floor_labels_[FLOOR]",
+        "floor_icons_[FLOOR]", "building_labels_[BUILDING]",
+    ]
+
+    /// The layer template of a feature class; nil for classes no layer draws.
+    ///
+    /// | feature class | layer |
+    /// |---|---|
+    /// | venue | venue |
+    /// | building (footprint) | building_outlines_[BUILDING] |
+    /// | levelOutline | floor_outlines_[FLOOR] |
+    /// | elevator | floor_elevators_[FLOOR] |
+    /// | stairs (stairs, steps, escalator, ramp, moving walkway) | floor_stairwells_[FLOOR] |
+    /// | restroom (restroom.*, shower, mothersroom) | floor_restrooms_[FLOOR] |
+    /// | walkway (walkway, lobby, platform, footbridge, ...) | floor_walkways_[FLOOR] |
+    /// | fixture (fixtures, kiosks) | floor_fixtures_[FLOOR] |
+    /// | nonPublic (nonpublic, structure, storage, ...) | floor_non_public_units_[FLOOR] |
+    /// | openToBelow | floor_open_to_below_units_[FLOOR] |
+    /// | otherRoom (unspecified and unknown) | floor_other_rooms_[FLOOR] |
+    /// | room (room, office, foodservice, ...) | floor_rooms_[FLOOR] |
+    /// | water | floor_water_[FLOOR] |
+    /// | opening | floor_openings_[FLOOR] |
+    /// | amenity | floor_amenities_[FLOOR] |
+    /// | section, anchor | none |
+    public static func template(for c: FeatureClass) -> String? {
+        switch c {
+        case .venue: return "venue"
+        case .building: return "building_outlines_[BUILDING]"
+        case .levelOutline: return "floor_outlines_[FLOOR]"
+        case .elevator: return "floor_elevators_[FLOOR]"
+        case .stairs: return "floor_stairwells_[FLOOR]"
+        case .restroom: return "floor_restrooms_[FLOOR]"
+        case .walkway: return "floor_walkways_[FLOOR]"
+        case .fixture: return "floor_fixtures_[FLOOR]"
+        case .nonPublic: return "floor_non_public_units_[FLOOR]"
+        case .openToBelow: return "floor_open_to_below_units_[FLOOR]"
+        case .otherRoom: return "floor_other_rooms_[FLOOR]"
+        case .room: return "floor_rooms_[FLOOR]"
+        case .water: return "floor_water_[FLOOR]"
+        case .opening: return "floor_openings_[FLOOR]"
+        case .amenity: return "floor_amenities_[FLOOR]"
+        case .section, .anchor: return nil
+        }
+    }
+
+    /// Position of a template in the drawing order.
+    public static func drawIndex(of template: String) -> Int {
+        drawingOrder.firstIndex(of: template) ?? drawingOrder.count
+    }
+
+    /// The concrete layer id for a floor or building: `floor_rooms_[FLOOR]` → `floor_rooms_floor_0`.
+    public static func layerID(_ template: String, floor: String? = nil, building: String? = nil) -> String {
+        var s = template
+        if let floor { s = s.replacingOccurrences(of: "[FLOOR]", with: floor) }
+        if let building { s = s.replacingOccurrences(of: "[BUILDING]", with: building) }
+        return s
+    }
+}
+
+private extension String {
+    func replacingOccurrences(of a: String, with b: String) -> String {
+        guard let r = range(of: a) else { return self }
+        return replacingCharacters(in: r, with: b)
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+
+/// The paint of one style layer after wildcard resolution.
+public struct LayerStyle: Hashable, Sendable {
+    public var hidden = false
+    public var fillColor: Color?
+    public var outlineColor: Color?
+    public var lineColor: Color?
+    public var fontColor: Color?
+    public var fontStrokeColor: Color?
+    public var fontName: String?
+    public var fontSize: Double?
+    public var fontStrokeWidth: Double?
+    public var maxTextWidth: Double?
+    public var iconName: String?
+    public var fillPattern: String?
+
+    public init() {}
+
+    /// True when the layer draws nothing.
+    public var drawsNothing: Bool {
+        hidden || (fillColor == nil && outlineColor == nil && lineColor == nil)
+    }
+}
+
+/// A style document in the Vector Map Tile Style Spec (1.0 / 1.1).
+public struct Style: Sendable {
+    public var id: String
+    public var name: String?
+    public var version: String
+    /// Entries by their `layer-id` as written (templates with wildcards or exact ids).
+    public var layers: [String: LayerStyle]
+    /// Problems that did not stop parsing (unknown layer ids and properties).
+    public var warnings: [String]
+
+    /// The style of `template` for one floor or building: an entry naming the
+    /// exact id wins over the wildcard entry. nil when the style has neither.
+    public func resolve(_ template: String, floor: String? = nil, building: String? = nil) -> LayerStyle? {
+        let exact = LayerTable.layerID(template, floor: floor, building: building)
+        return layers[exact] ?? layers[template]
+    }
+
+    public static func parse(_ data: Data, source: String) throws -> Style {
+        let root: Any
+        do { root = try JSONSerialization.jsonObject(with: data) } catch {
+            throw StyleError(source: source, entry: nil, property: nil, problem: "malformed JSON")
+        }
+        guard let doc = root as? [String: Any] else {
+            throw StyleError(source: source, entry: nil, property: nil, problem: "expected a JSON object")
+        }
+        guard let id = doc["id"] as? String else {
+            throw StyleError(source: source, entry: nil, property: "id", problem: "required string is missing")
+        }
+        let version = doc["version"] as? String ?? "1.0"
+        guard version == "1.0" || version == "1.1" else {
+            throw StyleError(source: source, entry: nil, property: "version", problem: "must be \"1.0\" or \"1.1\", found \"\(version)\"")
+        }
+        guard let entries = doc["styles"] as? [Any] else {
+            throw StyleError(source: source, entry: nil, property: "styles", problem: "required list is missing")
+        }
+        var warnings = [String]()
+        for key in doc.keys.sorted() where !["id", "name", "version", "styles", "wayfinding"].contains(key) {
+            warnings.append("\(source): unknown top-level property \"\(key)\"")
+        }
+        var layers = [String: LayerStyle]()
+        for (i, any) in entries.enumerated() {
+            guard let e = any as? [String: Any], let layerID = e["layer-id"] as? String else {
+                throw StyleError(source: source, entry: "styles[\(i)]", property: "layer-id", problem: "required string is missing")
+            }
+            let entry = "styles[\(i)] (\(layerID))"
+            if !Style.isKnownLayerID(layerID) {
+                warnings.append("\(source): \(entry): unknown layer id")
+            }
+            var s = LayerStyle()
+            for key in e.keys.sorted() {
+                let v = e[key]!
+                func color() throws -> Color {
+                    guard let str = v as? String, let c = Color(hex: str) else {
+                        throw StyleError(source: source, entry: entry, property: key, problem: "expected a colour #RGB, #RRGGBB or #RRGGBBAA, found \(v)")
+                    }
+                    return c
+                }
+                func number() throws -> Double {
+                    guard let n = v as? NSNumber, !(v is Bool), n.doubleValue.isFinite, n.doubleValue >= 0 else {
+                        throw StyleError(source: source, entry: entry, property: key, problem: "expected a non-negative number, found \(v)")
+                    }
+                    return n.doubleValue
+                }
+                func string() throws -> String {
+                    guard let str = v as? String else {
+                        throw StyleError(source: source, entry: entry, property: key, problem: "expected a string, found \(v)")
+                    }
+                    return str
+                }
+                switch key {
+                case "layer-id": break
+                case "hidden":
+                    guard let b = v as? Bool else {
+                        throw StyleError(source: source, entry: entry, property: key, problem: "expected true or false, found \(v)")
+                    }
+                    s.hidden = b
+                case "fill-color": s.fillColor = try color()
+                case "outline-color": s.outlineColor = try color()
+                case "line-color": s.lineColor = try color()
+                case "font-color": s.fontColor = try color()
+                case "font-stroke-color": s.fontStrokeColor = try color()
+                case "font-name": s.fontName = try string()
+                case "font-size": s.fontSize = try number()
+                case "font-stroke-width": s.fontStrokeWidth = try number()
+                case "max-text-width": s.maxTextWidth = try number()
+                case "icon-name": s.iconName = try string()
+                case "fill-pattern": s.fillPattern = try string()
+                default: warnings.append("\(source): \(entry): unknown property \"\(key)\"")
+                }
+            }
+            layers[layerID] = s
+        }
+        return Style(id: id, name: doc["name"] as? String, version: version, layers: layers, warnings: warnings)
+    }
+
+    /// A layer id is known when it is a template or a template with its wildcard filled in.
+    static func isKnownLayerID(_ id: String) -> Bool {
+        for t in LayerTable.drawingOrder {
+            if t == id { return true }
+            if let r = t.range(of: "[FLOOR]") ?? t.range(of: "[BUILDING]") {
+                let prefix = t[..<r.lowerBound]
+                if id.hasPrefix(prefix) && id.count > prefix.count { return true }
+            }
+        }
+        return false
+    }
+}
+
+public struct StyleError: Error, CustomStringConvertible {
+    public var source: String
+    public var entry: String?
+    public var property: String?
+    public var problem: String
+    public init(source: String, entry: String?, property: String?, problem: String) {
+        self.source = source; self.entry = entry; self.property = property; self.problem = problem
+    }
+    public var description: String {
+        [source, entry, property.map { "\"\($0)\"" }].compactMap { $0 }.joined(separator: ": ") + ": " + problem
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import VenueModel
+
+/// Reads an Apple IMDF dataset (a folder or a `.zip`) into a `Venue`.
+///
+/// Required: `manifest.json`, `venue.geojson`, `level.geojson`. Every other
+/// IMDF file is optional. A feature that cannot be placed (a unit whose
+/// `level_id` names no level) is skipped with a warning naming it.
+public struct IMDFReader {
+    /// IMDF files this reader turns into features.
+    static let readFiles: Set<String> = [
+        "manifest.json", "venue.geojson", "building.geojson", "footprint.geojson", "level.geojson",
+        "unit.geojson", "opening.geojson", "fixture.geojson", "amenity.geojson", "section.geojson",
+        "occupant.geojson", "anchor.geojson", "kiosk.geojson",
+    ]
+    /// IMDF files that are valid but carry nothing a tile draws.
+    static let unusedFiles: Set<String> = [
+        "address.geojson", "detail.geojson", "geofence.geojson", "relationship.geojson",
+    ]
+
+    public private(set) var diagnostics = Diagnostics()
+
+    public init() {}
+
+    public mutating func read(path: String) throws -> Venue {
+        let bundle = try openBundle(at: path)
+        return try read(bundle)
+    }
+
+    public mutating func read(_ bundle: VenueBundle) throws -> Venue {
+        let all = try bundle.fileNames().filter { !$0.hasPrefix("__MACOSX/") && !($0 as NSString).lastPathComponent.hasPrefix("._") }
+        // The dataset root is the folder of the shallowest manifest.json (zips often wrap a folder).
+        guard let manifestPath = all.filter({ ($0 as NSString).lastPathComponent == "manifest.json" })
+            .min(by: { $0.split(separator: "/").count < $1.split(separator: "/").count }) else {
+            throw VenueFormatError(file: bundle.location, problem: "not an IMDF dataset: manifest.json is missing")
+        }
+        let prefix = String(manifestPath.dropLast("manifest.json".count))
+        var present = Set<String>()
+        for name in all where name.hasPrefix(prefix) {
+            let rel = String(name.dropFirst(prefix.count))
+            if IMDFReader.readFiles.contains(rel) { present.insert(rel) }
+            else if IMDFReader.unusedFiles.contains(rel) { diagnostics.notice(bundle.describe(name), "IMDF file not used for tiles") }
+            else { diagnostics.notice(bundle.describe(name), "not an IMDF file; ignored") }
+        }
+        for required in ["venue.geojson", "level.geojson"] where !present.contains(required) {
+            throw VenueFormatError(file: bundle.describe(prefix + required), problem: "required IMDF file is missing")
+        }
+
+        // manifest.json
+        let manifestFile = bundle.describe(manifestPath)
+        guard let manifest = try GeoJSONReader.parseJSON(try bundle.read(manifestPath), file: manifestFile) as? [String: Any] else {
+            throw VenueFormatError(file: manifestFile, problem: "expected a JSON object")
+        }
+        let language = manifest.string("language")
+
+        func load(_ name: String) throws -> (String, [RawFeature]) {
+            let file = bundle.describe(prefix + name)
+            guard present.contains(name) else { return (file, []) }
+            var r = GeoJSONReader(file: file, diagnostics: diagnostics)
+            let feats = try r.features(try bundle.read(prefix + name))
+            diagnostics = r.diagnostics
+            return (file, feats)
+        }
+
+        // venue
+        let (venueFile, venues) = try load("venue.geojson")
+        guard let v = venues.first else { throw VenueFormatError(file: venueFile, problem: "no venue feature") }
+        if venues.count > 1 { diagnostics.warn(venueFile, venues[1].id, "more than one venue; using the first") }
+        guard let venueID = v.id else { throw VenueFormatError(file: venueFile, featureID: "#0", problem: "venue has no id") }
+
+        // buildings and footprints
+        let (buildingFile, buildingFeatures) = try load("building.geojson")
+        var buildings = [Building]()
+        for f in buildingFeatures {
+            guard let id = f.id else { diagnostics.warn(buildingFile, nil, "building without id skipped"); continue }
+            buildings.append(Building(id: id, name: f.properties.labels("name"),
+                                      category: f.properties.string("category") ?? "unspecified",
+                                      displayPoint: try displayPoint(f, buildingFile)))
+        }
+
+        // levels
+        let (levelFile, levelFeatures) = try load("level.geojson")
+        var levels = [Level]()
+        var levelIDs = Set<String>()
+        for f in levelFeatures {
+            guard let id = f.id else { diagnostics.warn(levelFile, nil, "level without id skipped"); continue }
+            guard let ordinal = integer(f.properties["ordinal"]) else {
+                diagnostics.warn(levelFile, id, "skipped: \"ordinal\" is missing or not an integer")
+                continue
+            }
+            guard levelIDs.insert(id).inserted else {
+                diagnostics.warn(levelFile, id, "duplicate level id; later copy skipped"); continue
+            }
+            levels.append(Level(id: id, ordinal: ordinal, name: f.properties.labels("name"),
+                                shortName: f.properties.labels("short_name"),
+                                outdoor: f.properties["outdoor"] as? Bool ?? false,
+                                buildingIDs: f.properties.stringArray("building_ids"),
+                                category: f.properties.string("category") ?? "unspecified",
+                                geometry: f.geometry.flatMap { $0.isAreal ? $0 : nil }))
+        }
+        guard !levels.isEmpty else { throw VenueFormatError(file: levelFile, problem: "no usable level features") }
+
+        var features = [Feature]()
+        let (footprintFile, footprints) = try load("footprint.geojson")
+        for f in footprints {
+            guard let id = f.id, let g = f.geometry, g.isAreal else {
+                diagnostics.warn(footprintFile, f.id, "skipped: footprint needs an id and a polygon"); continue
+            }
+            features.append(Feature(id: id, featureClass: .building, category: f.properties.string("category") ?? "ground",
+                                    levelID: nil, buildingID: f.properties.stringArray("building_ids").first,
+                                    name: f.properties.labels("name"), geometry: g))
+        }
+
+        // Level-bound layers.
+        var unitLevel = [String: String]()
+        func onLevel(_ name: String, kind: String, classify: (String) -> FeatureClass, allowed: (Geometry) -> Bool) throws {
+            let (file, raw) = try load(name)
+            for f in raw {
+                guard let id = f.id else { diagnostics.warn(file, nil, "\(kind) without id skipped"); continue }
+                guard let g = f.geometry else { diagnostics.warn(file, id, "skipped: \(kind) has no geometry"); continue }
+                guard allowed(g) else { diagnostics.warn(file, id, "skipped: unexpected geometry for a \(kind)"); continue }
+                guard let level = f.properties.string("level_id") else {
+                    diagnostics.warn(file, id, "skipped: \(kind) has no level_id"); continue
+                }
+                guard levelIDs.contains(level) else {
+                    diagnostics.warn(file, id, "skipped: level_id \(level) names no level"); continue
+                }
+                let category = f.properties.string("category") ?? "unspecified"
+                if name == "unit.geojson" { unitLevel[id] = level }
+                features.append(Feature(id: id, featureClass: classify(category), category: category,
+                                        levelID: level, name: f.properties.labels("name"),
+                                        displayPoint: try displayPoint(f, file), geometry: g))
+            }
+        }
+        try onLevel("unit.geojson", kind: "unit", classify: FeatureClass.imdfUnit, allowed: \.isAreal)
+        try onLevel("fixture.geojson", kind: "fixture", classify: FeatureClass.imdfFixture, allowed: \.isAreal)
+        try onLevel("kiosk.geojson", kind: "kiosk", classify: { _ in .fixture }, allowed: \.isAreal)
+        try onLevel("section.geojson", kind: "section", classify: { _ in .section }, allowed: \.isAreal)
+        try onLevel("opening.geojson", kind: "opening", classify: { _ in .opening }, allowed: { !$0.isAreal && !$0.isPuntal })
+
+        // Amenities and anchors sit in units: their level is the unit's level.
+        let (amenityFile, amenities) = try load("amenity.geojson")
+        for f in amenities {
+            guard let id = f.id, let g = f.geometry, g.isPuntal else {
+                diagnostics.warn(amenityFile, f.id, "skipped: amenity needs an id and a point"); continue
+            }
+            let units = f.properties.stringArray("unit_ids")
+            guard let level = units.lazy.compactMap({ unitLevel[$0] }).first else {
+                diagnostics.warn(amenityFile, id, "skipped: none of its unit_ids \(units) names a unit on a level"); continue
+            }
+            let category = f.properties.string("category") ?? "unspecified"
+            features.append(Feature(id: id, featureClass: .amenity, category: category, levelID: level,
+                                    name: f.properties.labels("name"), geometry: g))
+        }
+
+        let (occupantFile, occupants) = try load("occupant.geojson")
+        var occupantNames = [String: LocalizedName]()   // anchor id → occupant name
+        for f in occupants {
+            guard let anchor = f.properties.string("anchor_id") else {
+                diagnostics.warn(occupantFile, f.id, "occupant without anchor_id skipped"); continue
+            }
+            let n = f.properties.labels("name")
+            if !n.isEmpty, occupantNames[anchor] == nil { occupantNames[anchor] = n }
+        }
+        let (anchorFile, anchors) = try load("anchor.geojson")
+        for f in anchors {
+            guard let id = f.id, let g = f.geometry, g.isPuntal else {
+                diagnostics.warn(anchorFile, f.id, "skipped: anchor needs an id and a point"); continue
+            }
+            guard let unit = f.properties.string("unit_id"), let level = unitLevel[unit] else {
+                diagnostics.warn(anchorFile, id, "skipped: unit_id names no unit on a level"); continue
+            }
+            features.append(Feature(id: id, featureClass: .anchor, category: "anchor", levelID: level,
+                                    name: occupantNames[id] ?? LocalizedName(), geometry: g))
+        }
+
+        return Venue(id: venueID, name: v.properties.labels("name"),
+                     category: v.properties.string("category") ?? "unspecified", language: language,
+                     displayPoint: try displayPoint(v, venueFile),
+                     geometry: v.geometry, buildings: buildings, levels: levels, features: features)
+    }
+
+    private func integer(_ v: Any?) -> Int? {
+        guard let n = v as? NSNumber else { return nil }
+        let d = n.doubleValue
+        guard d.isFinite, d == d.rounded(), abs(d) < 1000 else { return nil }
+        return Int(d)
+    }
+
+    private func displayPoint(_ f: RawFeature, _ file: String) throws -> LonLat? {
+        guard let dp = f.properties["display_point"] as? [String: Any] else { return nil }
+        let r = GeoJSONReader(file: file, diagnostics: Diagnostics())
+        return try r.position(dp["coordinates"], (f.id ?? "?") + " display_point")
+    }
+}

@@ -1,0 +1,84 @@
+/// One drawable or labelable thing on a level (or venue-wide when `levelID` is nil).
+public struct Feature: Hashable, Sendable {
+    /// The source's id (an IMDF UUID, an OSM id, ...).
+    public var id: String
+    public var featureClass: FeatureClass
+    /// The source category string, kept verbatim for properties and styling.
+    public var category: String
+    public var levelID: String?
+    public var buildingID: String?
+    public var name: LocalizedName
+    public var displayPoint: LonLat?
+    public var geometry: Geometry
+
+    public init(id: String, featureClass: FeatureClass, category: String, levelID: String?,
+                buildingID: String? = nil, name: LocalizedName = LocalizedName(),
+                displayPoint: LonLat? = nil, geometry: Geometry) {
+        self.id = id; self.featureClass = featureClass; self.category = category
+        self.levelID = levelID; self.buildingID = buildingID; self.name = name
+        self.displayPoint = displayPoint; self.geometry = geometry
+    }
+}
+
+public struct Level: Hashable, Sendable {
+    public var id: String
+    public var ordinal: Int
+    public var name: LocalizedName
+    public var shortName: LocalizedName
+    public var outdoor: Bool
+    public var buildingIDs: [String]
+    public var category: String
+    /// The level outline; nil when the source has none.
+    public var geometry: Geometry?
+
+    public init(id: String, ordinal: Int, name: LocalizedName, shortName: LocalizedName,
+                outdoor: Bool, buildingIDs: [String], category: String, geometry: Geometry?) {
+        self.id = id; self.ordinal = ordinal; self.name = name; self.shortName = shortName
+        self.outdoor = outdoor; self.buildingIDs = buildingIDs; self.category = category
+        self.geometry = geometry
+    }
+}
+
+public struct Building: Hashable, Sendable {
+    public var id: String
+    public var name: LocalizedName
+    public var category: String
+    public var displayPoint: LonLat?
+
+    public init(id: String, name: LocalizedName, category: String, displayPoint: LonLat?) {
+        self.id = id; self.name = name; self.category = category; self.displayPoint = displayPoint
+    }
+}
+
+/// The normalized venue every reader produces.
+public struct Venue: Sendable {
+    public var id: String
+    public var name: LocalizedName
+    public var category: String
+    /// The language named by the source (IMDF manifest `language`); used to pick default names.
+    public var language: String?
+    public var displayPoint: LonLat?
+    public var geometry: Geometry?
+    public var buildings: [Building]
+    public var levels: [Level]
+    /// Every feature except levels, in source order.
+    public var features: [Feature]
+
+    public init(id: String, name: LocalizedName, category: String, language: String?,
+                displayPoint: LonLat?, geometry: Geometry?, buildings: [Building],
+                levels: [Level], features: [Feature]) {
+        self.id = id; self.name = name; self.category = category; self.language = language
+        self.displayPoint = displayPoint; self.geometry = geometry; self.buildings = buildings
+        self.levels = levels; self.features = features
+    }
+
+    /// Bounds of all levels and features (the venue polygon is not included: it often
+    /// spans car parks and landside areas that no floor draws).
+    public var contentBounds: LonLatBounds {
+        var b = LonLatBounds.empty
+        for l in levels { if let g = l.geometry { b.extend(g.bounds) } }
+        for f in features where f.levelID != nil { b.extend(f.geometry.bounds) }
+        if b.isEmpty, let g = geometry { b = g.bounds }
+        return b
+    }
+}
