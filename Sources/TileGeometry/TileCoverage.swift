@@ -18,7 +18,7 @@ public enum TileCoverage {
         case .lines(let lines):
             var seen = Set<TileID>()
             for line in lines {
-                markSegments(line, closed: false, zoom: zoom, pad: pad) { if seen.insert($0).inserted { body($0) } }
+                markSegments(line, zoom: zoom, pad: pad) { if seen.insert($0).inserted { body($0) } }
             }
         case .polygons(let polys):
             for rings in polys {
@@ -38,7 +38,7 @@ public enum TileCoverage {
         for y in r.minY...r.maxY { for x in r.minX...r.maxX { body(TileID(z: r.zoom, x: x, y: y)) } }
     }
 
-    private static func markSegments(_ pts: [MercatorPoint], closed: Bool, zoom: Int, pad: Double,
+    private static func markSegments(_ pts: [MercatorPoint], zoom: Int, pad: Double,
                                      _ mark: (TileID) -> Void) {
         guard !pts.isEmpty else { return }
         if pts.count == 1 {
@@ -67,13 +67,14 @@ public enum TileCoverage {
     private static func polygonTiles(_ rings: [[MercatorPoint]], zoom: Int, pad: Double,
                                      body: (TileID) -> Void) {
         guard let exterior = rings.first, exterior.count >= 3 else { return }
+        // All rings, not just the exterior: a malformed hole may stick out of it.
         var box = MercatorRect.empty
-        exterior.forEach { box.extend($0) }
+        rings.forEach { $0.forEach { box.extend($0) } }
         let range = TileRange(covering: box.expanded(by: pad), zoom: zoom)
         let width = range.maxX - range.minX + 1
         var boundary = [Bool](repeating: false, count: range.count)
         for ring in rings {
-            markSegments(ring, closed: true, zoom: zoom, pad: pad) { t in
+            markSegments(ring, zoom: zoom, pad: pad) { t in
                 boundary[(t.y - range.minY) * width + (t.x - range.minX)] = true
             }
         }

@@ -65,11 +65,14 @@ public struct TileRange: Sendable {
     public var zoom: Int
     public var minX: Int, minY: Int, maxX: Int, maxY: Int
 
-    /// The tiles whose closed extent meets `rect`.
+    /// The tiles whose closed extent meets `rect`. Rounding can only add a
+    /// neighbour (callers test tiles exactly), never lose one: the rectangle is
+    /// grown by a billionth of a tile first.
     public init(covering rect: MercatorRect, zoom: Int) {
         let span = WebMercator.tileSpan(zoom: zoom)
         let n = TileID.count(zoom: zoom)
         func clamp(_ v: Int) -> Int { min(max(v, 0), n - 1) }
+        let rect = rect.expanded(by: span * 1e-9)
         self.zoom = zoom
         minX = clamp(Int(((rect.minX + WebMercator.originShift) / span).rounded(.down)))
         maxX = clamp(Int(((rect.maxX + WebMercator.originShift) / span).rounded(.down)))
