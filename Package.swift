@@ -40,8 +40,8 @@ let package = Package(
 
         .testTarget(name: "TileGeometryTests", dependencies: ["TileGeometry"]),
         .testTarget(name: "VenueFormatsTests", dependencies: ["VenueFormats"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Styling"]),
+        .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Styling", "VenueModel"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TileGeometry"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TileGeometry", "VenueFormats", "Rendering", "CCairo"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["venuetiles", "VenueFormats", "VenueModel", .product(name: "Crypto", package: "swift-crypto")]),
     ]
 )

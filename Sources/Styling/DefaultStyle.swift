@@ -2,7 +2,7 @@ import Foundation
 
 extension Style {
     /// The built-in style, used when pipeline.json names none. It is a style
-    /// document in the spec's own format (also shipped as styles/default.json).
+    /// document in the spec's own format, so a user can copy it as a starting point.
     public static let defaultJSON = """
     {
       "id": "venuetiles-default",

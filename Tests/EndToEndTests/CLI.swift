@@ -1,0 +1,70 @@
+import Crypto
+import Foundation
+import XCTest
+
+/// Runs the built `venuetiles` binary, as a user or a script would.
+enum CLI {
+    static var packageRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    static var binary: String {
+        // The test bundle sits next to the products of the same build.
+        let dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let candidates = [dir.appendingPathComponent("venuetiles").path,
+                          packageRoot.appendingPathComponent(".build/debug/venuetiles").path]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[0]
+    }
+
+    struct Result { var status: Int32; var stdout: String; var stderr: String }
+
+    static func run(_ args: [String], cwd: URL? = nil) throws -> Result {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = args
+        if let cwd { p.currentDirectoryURL = cwd }
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        // Read before waiting so a full pipe cannot block the child.
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    static func tempDir(_ name: String) throws -> URL {
+        let u = FileManager.default.temporaryDirectory.appendingPathComponent("venuetiles-\(name)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: u, withIntermediateDirectories: true)
+        return u
+    }
+
+    static var fixture: URL { packageRoot.appendingPathComponent("Tests/VenueFormatsTests/Fixtures/harbour-arcade") }
+
+    static func writeConfig(_ dir: URL, sources: [(String, String, String)], extra: String = "") throws -> URL {
+        let list = sources.map { #"{"id": "\#($0.0)", "format": "\#($0.1)", "path": "\#($0.2)"}"# }.joined(separator: ", ")
+        let text = """
+        {"output": "out", "zoom": {"min": 17, "max": 23}, "sources": [\(list)]\(extra)}
+        """
+        let url = dir.appendingPathComponent("pipeline.json")
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
+    /// Every file under `dir` with its SHA-256 and modification time.
+    static func snapshot(_ dir: URL) -> [String: String] {
+        var out = [String: String]()
+        guard let e = FileManager.default.enumerator(atPath: dir.path) else { return out }
+        for case let rel as String in e {
+            let path = dir.appendingPathComponent(rel).path
+            var isDir: ObjCBool = false
+            FileManager.default.fileExists(atPath: path, isDirectory: &isDir)
+            if isDir.boolValue { out[rel] = "dir"; continue }
+            let data = FileManager.default.contents(atPath: path) ?? Data()
+            let mtime = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+            out[rel] = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() + "@\(mtime)"
+        }
+        return out
+    }
+}
