@@ -1,0 +1,47 @@
+import Foundation
+import Pipeline
+import XCTest
+
+final class PipelineConfigTests: XCTestCase {
+    func parse(_ s: String) throws -> PipelineConfig {
+        try PipelineConfig.parse(Data(s.utf8), file: "/work/x/pipeline.json")
+    }
+
+    func testDefaultsAndRelativePaths() throws {
+        let c = try parse(#"{"sources": [{"id": "mall", "format": "imdf", "path": "data/mall.zip"}]}"#)
+        XCTAssertEqual(c.output, "/work/x/output")
+        XCTAssertEqual(c.sources[0].path, "/work/x/data/mall.zip")
+        XCTAssertEqual(c.minZoom, 17); XCTAssertEqual(c.maxZoom, 23)
+        XCTAssertEqual(c.tilesets.map(\.directoryName), ["png"])
+        XCTAssertNil(c.style)
+    }
+
+    func testScalesExpandToTilesets() throws {
+        let c = try parse(#"{"sources": [{"id": "m", "format": "imdf", "path": "/abs"}], "tilesets": [{"format": "png", "scale": [1, 2]}]}"#)
+        XCTAssertEqual(c.tilesets.map(\.directoryName), ["png", "png@2x"])
+        XCTAssertEqual(c.tilesets.map(\.tileSize), [256, 512])
+        XCTAssertEqual(c.sources[0].path, "/abs")
+    }
+
+    func assertError(_ s: String, key: String?, _ fragment: String, line: UInt = #line) {
+        XCTAssertThrowsError(try parse(s), line: line) { e in
+            guard let ce = e as? ConfigError else { return XCTFail("\(e)", line: line) }
+            XCTAssertEqual(ce.key, key, line: line)
+            XCTAssertTrue(ce.description.contains(fragment), ce.description, line: line)
+            XCTAssertTrue(ce.description.hasPrefix("/work/x/pipeline.json"), line: line)
+        }
+    }
+
+    func testErrorsNameTheKey() {
+        let src = #""sources": [{"id": "m", "format": "imdf", "path": "p"}]"#
+        assertError("{\(src), \"colour\": 1}", key: "colour", "unknown key")
+        assertError("{\(src), \"zoom\": {\"min\": 18, \"max\": 17}}", key: "zoom", "min")
+        assertError("{\(src), \"zoom\": {\"min\": 17, \"mx\": 17}}", key: "zoom.mx", "unknown key")
+        assertError(#"{"sources": []}"#, key: "sources", "non-empty")
+        assertError(#"{"sources": [{"id": "a b", "format": "imdf", "path": "p"}]}"#, key: "sources[0].id", "URL-safe")
+        assertError(#"{"sources": [{"id": "a", "format": "shp", "path": "p"}]}"#, key: "sources[0].format", "imdf")
+        assertError(#"{"sources": [{"id": "a", "format": "imdf", "path": "p"}, {"id": "a", "format": "imdf", "path": "q"}]}"#, key: "sources[1].id", "duplicate")
+        assertError("{\(src), \"tilesets\": [{\"format\": \"png\", \"scale\": 8}]}", key: "tilesets[0].scale", "not in")
+        assertError("[1, 2]", key: nil, "JSON object")
+    }
+}
