@@ -11,16 +11,20 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
     ],
     targets: [
         // C libraries: module map + pkg-config, nothing else.
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // Value types of the normalized venue model. No I/O.
         .target(name: "VenueModel"),
         // Web Mercator, tile ids, coverage, clipping. No I/O.
-        .target(name: "TileGeometry", dependencies: ["VenueModel"]),
+        .target(name: "TileGeometry", dependencies: [
+            "VenueModel", .product(name: "HeapModule", package: "swift-collections"),
+        ]),
         // Readers: IMDF (folder or zip through libzip).
         .target(name: "VenueFormats", dependencies: ["VenueModel", "CZip"]),
         // Style spec: layer ids, parsing, default style.
@@ -29,7 +33,7 @@ let package = Package(
         .target(name: "Rendering", dependencies: ["VenueModel", "TileGeometry", "Styling", "CCairo"]),
         // Config, floors, plan, render stage, tile store, manifest.
         .target(name: "Pipeline", dependencies: [
-            "VenueModel", "VenueFormats", "TileGeometry", "Styling", "Rendering",
+            "VenueModel", "VenueFormats", "TileGeometry", "Styling", "Rendering", "CZlib",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // Thin CLI over Pipeline.

@@ -25,17 +25,24 @@ public struct Manifest: Codable, Equatable, Sendable {
 
     public struct TilesetEntry: Codable, Equatable, Sendable {
         public var format: String
-        public var scale: Int
-        public var tile_size: Int
+        /// Raster tilesets: scale and tile size in pixels.
+        public var scale: Int?
+        public var tile_size: Int?
+        /// Vector tilesets: MVT extent and buffer in tile units, and the Content-Encoding hosting must send.
+        public var extent: Int?
+        public var buffer: Int?
+        public var content_encoding: String?
         public var minzoom: Int
         public var maxzoom: Int
         public var path_template: String
         public var tile_count: Int
         public var total_bytes: Int
-        /// Tiles per floor id and zoom ("17": n).
+        /// Tiles per floor id (or `all`, the venue-wide vector pyramid) and zoom ("17": n).
         public var tiles_per_floor: [String: [String: Int]]
-        /// Covered tiles that drew nothing visible and were not written.
+        /// Covered tiles that came out empty and were not written.
         public var blank_tiles_skipped: Int
+        /// TileJSON documents of this tileset, one per pyramid folder.
+        public var tilejson: [String]
     }
 
     public struct VenueEntry: Codable, Equatable, Sendable {
@@ -59,6 +66,8 @@ public struct Manifest: Codable, Equatable, Sendable {
     public var generator: Generator
     public var venues: [VenueEntry]
     public var tiles: [TileEntry]
+    /// Other files the build wrote (TileJSON), with their hashes.
+    public var files: [TileEntry]
 
     public static let fileName = "manifest.json"
 

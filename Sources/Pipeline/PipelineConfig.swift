@@ -25,10 +25,20 @@ public struct PipelineConfig: Sendable {
     public struct Tileset: Sendable, Hashable {
         public enum Format: String, Sendable { case png, mvt }
         public var format: Format
-        public var scale: Int
-        /// Folder name of the tileset under each floor: `png`, `png@2x`, ...
+        /// Raster: 1 for 256 px tiles, 2 for 512 px, ...
+        public var scale: Int = 1
+        /// Vector: MVT extent, buffer (tile units), gzip, simplification tolerance (tile units, below the max zoom).
+        public var extent: Int = 4096
+        public var buffer: Int = 80
+        public var gzip: Bool = false
+        public var simplify: Double = 1
+
+        public init(format: Format, scale: Int = 1) { self.format = format; self.scale = scale }
+
+        /// Folder name of the tileset under each floor: `png`, `png@2x`, `mvt`.
         public var directoryName: String { scale == 1 ? format.rawValue : "\(format.rawValue)@\(scale)x" }
         public var tileSize: Int { 256 * scale }
+        public var fileExtension: String { format == .png ? "png" : "pbf" }
     }
 
     public var file: String
@@ -105,20 +115,46 @@ public struct PipelineConfig: Sendable {
             for (i, item) in list.enumerated() {
                 let key = "tilesets[\(i)]"
                 guard let o = item as? [String: Any] else { throw fail(key, "expected an object") }
-                try rejectUnknown(o, allowed: ["format", "scale"], path: key + ".", fail)
                 guard let f = try string(o, "format", fail, path: key + ".format"), let format = Tileset.Format(rawValue: f) else {
                     throw fail(key + ".format", "required: png or mvt")
                 }
-                var scales = [1]
-                if let s = o["scale"] {
-                    if let n = s as? Int { scales = [n] }
-                    else if let a = s as? [Any], !a.isEmpty, a.allSatisfy({ $0 is Int }) { scales = a.map { $0 as! Int } }
-                    else { throw fail(key + ".scale", "expected 1, 2, 3, 4 or a list of them") }
-                }
-                for sc in scales {
-                    guard (1...4).contains(sc) else { throw fail(key + ".scale", "scale \(sc) not in 1…4") }
-                    let ts = Tileset(format: format, scale: sc)
-                    if !tilesets.contains(ts) { tilesets.append(ts) }
+                switch format {
+                case .png:
+                    try rejectUnknown(o, allowed: ["format", "scale"], path: key + ".", fail)
+                    var scales = [1]
+                    if let s = o["scale"] {
+                        if let n = s as? Int { scales = [n] }
+                        else if let a = s as? [Any], !a.isEmpty, a.allSatisfy({ $0 is Int }) { scales = a.map { $0 as! Int } }
+                        else { throw fail(key + ".scale", "expected 1, 2, 3, 4 or a list of them") }
+                    }
+                    for sc in scales {
+                        guard (1...4).contains(sc) else { throw fail(key + ".scale", "scale \(sc) not in 1…4") }
+                        let ts = Tileset(format: format, scale: sc)
+                        if !tilesets.contains(ts) { tilesets.append(ts) }
+                    }
+                case .mvt:
+                    try rejectUnknown(o, allowed: ["format", "extent", "buffer", "compress", "simplify"], path: key + ".", fail)
+                    var ts = Tileset(format: .mvt)
+                    if let e = try int(o, "extent", path: key + ".extent", fail) {
+                        guard e >= 256 && e <= 1 << 16 else { throw fail(key + ".extent", "expected 256…65536, found \(e)") }
+                        ts.extent = e
+                    }
+                    if let b = try int(o, "buffer", path: key + ".buffer", fail) {
+                        guard b >= 0 && b <= ts.extent / 2 else { throw fail(key + ".buffer", "expected 0…extent/2, found \(b)") }
+                        ts.buffer = b
+                    }
+                    if let c = try string(o, "compress", fail, path: key + ".compress") {
+                        guard c == "gzip" || c == "none" else { throw fail(key + ".compress", "expected \"gzip\" or \"none\"") }
+                        ts.gzip = c == "gzip"
+                    }
+                    if let v = o["simplify"] {
+                        guard let n = v as? NSNumber, !(v is Bool), n.doubleValue >= 0, n.doubleValue <= 64 else {
+                            throw fail(key + ".simplify", "expected a tolerance in tile units, 0…64")
+                        }
+                        ts.simplify = n.doubleValue
+                    }
+                    guard !tilesets.contains(where: { $0.format == .mvt }) else { throw fail(key, "only one mvt tileset") }
+                    tilesets.append(ts)
                 }
             }
         } else {

@@ -1,7 +1,7 @@
 import Rendering
 import TileGeometry
 
-/// The tiles of one floor at one zoom, each with the items that touch it.
+/// The tiles of one pyramid at one zoom, each with the items that touch it.
 public struct FloorZoomPlan: Sendable {
     public var zoom: Int
     /// Sorted by tile id.
@@ -10,21 +10,40 @@ public struct FloorZoomPlan: Sendable {
     public var items: [[Int32]]
 }
 
-/// Plan stage: which tiles exist. A tile exists when at least one drawn
-/// feature of the floor touches it (with the feature's drawn width as pad,
-/// see `TileCoverage`): no blank rectangles of tiles around a venue.
+/// Plan stage: which tiles exist and what each one draws.
+///
+/// A tile exists when at least one item touches it, so there are no blank
+/// rectangles of tiles around a venue. Raster items touch a tile when they
+/// meet it grown by their drawn half-width (`DrawMetrics`); vector items are
+/// listed for every tile whose buffer they reach, but only tiles they
+/// actually meet exist.
 public enum Plan {
     public static func run(floor: PreparedFloor, zoom: Int) -> FloorZoomPlan {
+        run(floor.items.map(\.geometry), zoom: zoom, listPad: { DrawMetrics.pad(for: $0, zoom: zoom) })
+    }
+
+    public static func run(vector items: [VectorItem], zoom: Int, extent: Int, buffer: Int) -> FloorZoomPlan {
+        let pad = Double(buffer) / Double(extent) * WebMercator.tileSpan(zoom: zoom)
+        return run(items.map(\.geometry), zoom: zoom, listPad: { _ in pad }, existencePad: { _ in 0 })
+    }
+
+    public static func run(_ geometries: [ProjectedGeometry], zoom: Int, listPad: (ProjectedGeometry) -> Double,
+                           existencePad: ((ProjectedGeometry) -> Double)? = nil) -> FloorZoomPlan {
         var map = [TileID: [Int32]]()
-        for (i, item) in floor.items.enumerated() {
+        for (i, g) in geometries.enumerated() {
             let idx = Int32(i)
-            let pad = DrawMetrics.pad(for: item.geometry, zoom: zoom)
-            TileCoverage.tiles(of: item.geometry, zoom: zoom, pad: pad) { t in
+            TileCoverage.tiles(of: g, zoom: zoom, pad: listPad(g)) { t in
                 // A MultiPolygon may report a tile once per part.
                 if map[t]?.last != idx { map[t, default: []].append(idx) }
             }
         }
-        let tiles = map.keys.sorted()
+        var keep: Set<TileID>? = nil
+        if let existencePad {
+            var s = Set<TileID>()
+            for g in geometries { TileCoverage.tiles(of: g, zoom: zoom, pad: existencePad(g)) { s.insert($0) } }
+            keep = s
+        }
+        let tiles = map.keys.filter { keep?.contains($0) ?? true }.sorted()
         return FloorZoomPlan(zoom: zoom, tiles: tiles, items: tiles.map { map[$0]! })
     }
 }

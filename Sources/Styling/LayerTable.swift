@@ -62,6 +62,17 @@ public enum LayerTable {
         drawingOrder.firstIndex(of: template) ?? drawingOrder.count
     }
 
+    /// The layer id of the venue-wide vector pyramid: the template without its
+    /// wildcard (`floor_rooms_[FLOOR]` → `floor_rooms`); features there carry
+    /// `level_id` and `ordinal` for clients to filter floors.
+    public static func genericID(_ template: String) -> String {
+        var s = template
+        for w in ["_[FLOOR]", "_[BUILDING]"] {
+            if let r = s.range(of: w) { s.removeSubrange(r) }
+        }
+        return s
+    }
+
     /// The concrete layer id for a floor or building: `floor_rooms_[FLOOR]` → `floor_rooms_floor_0`.
     public static func layerID(_ template: String, floor: String? = nil, building: String? = nil) -> String {
         var s = template

@@ -171,7 +171,7 @@ public struct IMDFReader {
                 diagnostics.warn(anchorFile, id, "skipped: unit_id names no unit on a level"); continue
             }
             features.append(Feature(id: id, featureClass: .anchor, category: "anchor", levelID: level,
-                                    name: occupantNames[id] ?? LocalizedName(), geometry: g))
+                                    name: occupantNames[id] ?? LocalizedName(), geometry: g, unitID: unit))
         }
 
         return Venue(id: venueID, name: v.properties.labels("name"),

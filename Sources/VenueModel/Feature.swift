@@ -10,13 +10,15 @@ public struct Feature: Hashable, Sendable {
     public var name: LocalizedName
     public var displayPoint: LonLat?
     public var geometry: Geometry
+    /// For anchors: the unit they sit in (IMDF `unit_id`).
+    public var unitID: String?
 
     public init(id: String, featureClass: FeatureClass, category: String, levelID: String?,
                 buildingID: String? = nil, name: LocalizedName = LocalizedName(),
-                displayPoint: LonLat? = nil, geometry: Geometry) {
+                displayPoint: LonLat? = nil, geometry: Geometry, unitID: String? = nil) {
         self.id = id; self.featureClass = featureClass; self.category = category
         self.levelID = levelID; self.buildingID = buildingID; self.name = name
-        self.displayPoint = displayPoint; self.geometry = geometry
+        self.displayPoint = displayPoint; self.geometry = geometry; self.unitID = unitID
     }
 }
 

@@ -17,9 +17,14 @@ public struct LocalizedName: Hashable, Sendable {
 
     /// The text in `preferred` if present, else English, else the first tag in order.
     public func text(preferring preferred: String?) -> String? {
-        if let preferred, let t = self[preferred] { return t }
-        if let t = self["en"] { return t }
-        return entries.first?.text
+        language(preferring: preferred).flatMap { self[$0] }
+    }
+
+    /// The language `text(preferring:)` picks.
+    public func language(preferring preferred: String?) -> String? {
+        if let preferred, self[preferred] != nil { return preferred }
+        if self["en"] != nil { return "en" }
+        return entries.first?.language
     }
 
     public static func == (a: LocalizedName, b: LocalizedName) -> Bool {

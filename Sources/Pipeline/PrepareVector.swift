@@ -1,0 +1,131 @@
+import Crypto
+import Rendering
+import Styling
+import TileGeometry
+import VenueModel
+
+/// A feature ready for vector tiles: its layer names, properties and projected geometry.
+public struct VectorItem: Sendable {
+    /// Layer id in the per-floor pyramid (`floor_rooms_floor_0`).
+    public var floorLayer: String
+    /// Layer id in the venue-wide pyramid (`floor_rooms`): the template without its wildcard.
+    public var venueLayer: String
+    public var id: UInt64
+    public var properties: [(key: String, value: MVTValue)]
+    public var geometry: ProjectedGeometry
+}
+
+/// The vector side of the Prepare stage: every feature that has a layer, with
+/// the properties of issue 3 (`id`, `category`, `name`, `name:<lang>`,
+/// `level_id`, `ordinal`, `building_id`), plus one label point per named unit.
+public struct PreparedVectorVenue: Sendable {
+    /// Per floor, in the order of `PreparedVenue.floors`, sorted by layer drawing order.
+    public var floors: [[VectorItem]]
+    /// Every floor's items plus venue-wide ones, for `<venue>/all/mvt`.
+    public var all: [VectorItem]
+}
+
+public enum PrepareVector {
+    public static func run(_ v: PreparedVenue) -> PreparedVectorVenue {
+        let venue = v.venue
+        let lang = venue.language
+        var levelOrdinal = [String: Int](), levelBuilding = [String: String]()
+        for l in venue.levels { levelOrdinal[l.id] = l.ordinal; levelBuilding[l.id] = l.buildingIDs.first }
+
+        // Occupant names reach units through anchors: the label of a unit is its
+        // own name, else the name of the first occupant anchored in it.
+        var occupantName = [String: LocalizedName]()
+        for a in venue.features where a.featureClass == .anchor && !a.name.isEmpty {
+            if let u = a.unitID, occupantName[u] == nil { occupantName[u] = a.name }
+        }
+
+        func properties(_ f: Feature, name: LocalizedName) -> [(key: String, value: MVTValue)] {
+            var p: [(key: String, value: MVTValue)] = [("id", .string(f.id)), ("category", .string(f.category))]
+            let chosen = name.language(preferring: lang)
+            if let n = name.text(preferring: lang) { p.append(("name", .string(n))) }
+            for e in name.entries where e.language != chosen { p.append(("name:\(e.language)", .string(e.text))) }
+            if let l = f.levelID {
+                p.append(("level_id", .string(l)))
+                if let o = levelOrdinal[l] { p.append(("ordinal", .int(Int64(o)))) }
+            }
+            if let b = f.buildingID ?? f.levelID.flatMap({ levelBuilding[$0] }) { p.append(("building_id", .string(b))) }
+            return p
+        }
+
+        var floors = [[VectorItem]]()
+        var all = [(order: Int, seq: Int, item: VectorItem)]()
+        var seq = 0
+        var venueWideDone = false
+        for pf in v.floors {
+            var items = [(order: Int, seq: Int, item: VectorItem)]()
+            let levelIDs = Set(pf.floor.levels.map(\.id))
+            var feats = [Feature]()
+            if let g = venue.geometry {
+                feats.append(Feature(id: venue.id, featureClass: .venue, category: venue.category, levelID: nil, name: venue.name, geometry: g))
+            }
+            feats += venue.features.filter { $0.levelID == nil && $0.featureClass == .building }
+            for level in pf.floor.levels {
+                if let g = level.geometry {
+                    feats.append(Feature(id: level.id, featureClass: .levelOutline, category: level.category, levelID: level.id,
+                                         buildingID: level.buildingIDs.first, name: level.name, geometry: g))
+                }
+            }
+            feats += venue.features.filter { $0.levelID.map(levelIDs.contains) == true }
+
+            for f in feats {
+                guard let template = LayerTable.template(for: f.featureClass) else { continue }
+                let order = LayerTable.drawIndex(of: template)
+                let venueWide = f.levelID == nil
+                let item = VectorItem(floorLayer: LayerTable.layerID(template, floor: pf.id, building: f.buildingID),
+                                      venueLayer: LayerTable.genericID(template), id: stableID(f.id),
+                                      properties: properties(f, name: f.name), geometry: ProjectedGeometry(f.geometry))
+                seq += 1
+                items.append((order, seq, item))
+                if !venueWide || !venueWideDone { all.append((order, seq, item)) }
+
+                // Labels: a point per named unit.
+                guard isUnitClass(f.featureClass) else { continue }
+                let name = f.name.isEmpty ? (occupantName[f.id] ?? f.name) : f.name
+                guard !name.isEmpty, let anchor = labelPoint(f) else { continue }
+                let labelTemplate = "floor_labels_[FLOOR]"
+                let label = VectorItem(floorLayer: LayerTable.layerID(labelTemplate, floor: pf.id), venueLayer: LayerTable.genericID(labelTemplate),
+                                       id: stableID(f.id), properties: properties(f, name: name), geometry: .points([anchor]))
+                seq += 1
+                let lo = LayerTable.drawIndex(of: labelTemplate)
+                items.append((lo, seq, label))
+                all.append((lo, seq, label))
+            }
+            venueWideDone = true
+            items.sort { ($0.order, $0.seq) < ($1.order, $1.seq) }
+            floors.append(items.map(\.item))
+        }
+        all.sort { ($0.order, $0.seq) < ($1.order, $1.seq) }
+        return PreparedVectorVenue(floors: floors, all: all.map(\.item))
+    }
+
+    static func isUnitClass(_ c: FeatureClass) -> Bool {
+        switch c {
+        case .elevator, .stairs, .restroom, .walkway, .nonPublic, .openToBelow, .otherRoom, .room, .water: return true
+        default: return false
+        }
+    }
+
+    /// The display point when the source gives one, else the pole of
+    /// inaccessibility of the largest polygon (to 5 cm).
+    static func labelPoint(_ f: Feature) -> MercatorPoint? {
+        if let d = f.displayPoint { return WebMercator.project(d) }
+        let polys = ProjectedGeometry(f.geometry)
+        guard case .polygons(let ps) = polys else { return nil }
+        let largest = ps.max { abs(Planar.signedArea($0[0])) < abs(Planar.signedArea($1[0])) }
+        return largest.flatMap { PoleOfInaccessibility.find($0, precision: 0.05) }
+    }
+
+    /// A numeric feature id from the source id: the first 53 bits of its
+    /// SHA-256, so it is stable across runs and exact in JavaScript clients.
+    public static func stableID(_ id: String) -> UInt64 {
+        let d = Array(SHA256.hash(data: Array(id.utf8)))
+        var v: UInt64 = 0
+        for i in 0..<8 { v = v << 8 | UInt64(d[i]) }
+        return v & ((1 << 53) - 1)
+    }
+}
