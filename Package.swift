@@ -42,10 +42,12 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
+        // Test helpers shared by test targets (an independent MVT decoder).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "TileGeometryTests", dependencies: ["TileGeometry"]),
         .testTarget(name: "VenueFormatsTests", dependencies: ["VenueFormats"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Styling", "VenueModel"]),
+        .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Styling", "VenueModel", "TileGeometry", "TestSupport"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TileGeometry"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["venuetiles", "VenueFormats", "VenueModel", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "EndToEndTests", dependencies: ["venuetiles", "VenueFormats", "VenueModel", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
     ]
 )

@@ -22,7 +22,7 @@ final class BadInputTests: XCTestCase {
         XCTAssertFalse(before.isEmpty)
     }
 
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
+    override func tearDownWithError() throws { CLI.removeTree(dir) }
 
     func edit(_ file: String, _ f: (String) -> String) throws {
         let url = venue.appendingPathComponent(file)

@@ -24,7 +24,7 @@ final class BuildCommandTests: XCTestCase {
     /// Builds `source` (an IMDF folder) and checks every floor and zoom against the independent coverage.
     func buildAndCheck(_ source: URL, id: String, minZoom: Int = 17, maxZoom: Int = 23) throws -> ManifestView {
         let dir = try CLI.tempDir(id)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        defer { CLI.removeTree(dir) }
         let config = dir.appendingPathComponent("pipeline.json")
         try #"{"output": "out", "zoom": {"min": \#(minZoom), "max": \#(maxZoom)}, "sources": [{"id": "\#(id)", "format": "imdf", "path": "\#(source.path)"}]}"#
             .write(to: config, atomically: true, encoding: .utf8)
@@ -86,7 +86,7 @@ final class BuildCommandTests: XCTestCase {
 
     func testSameOutputWithOneOrManyWorkers() throws {
         let dir = try CLI.tempDir("jobs")
-        defer { try? FileManager.default.removeItem(at: dir) }
+        defer { CLI.removeTree(dir) }
         let config = try CLI.writeConfig(dir, sources: [("h", "imdf", CLI.fixture.path)])
         let a = try CLI.run(["build", "--config", config.path, "--jobs", "1", "--output", dir.appendingPathComponent("one").path])
         let b = try CLI.run(["build", "--config", config.path, "--jobs", "3", "--output", dir.appendingPathComponent("three").path])
@@ -98,7 +98,7 @@ final class BuildCommandTests: XCTestCase {
 
     func testStaleTilesAreRemovedWhenZoomShrinks() throws {
         let dir = try CLI.tempDir("stale")
-        defer { try? FileManager.default.removeItem(at: dir) }
+        defer { CLI.removeTree(dir) }
         var config = try CLI.writeConfig(dir, sources: [("h", "imdf", CLI.fixture.path)])
         XCTAssertEqual(try CLI.run(["build", "--config", config.path]).status, 0)
         config = try CLI.writeConfig(dir, sources: [("h", "imdf", CLI.fixture.path)], extra: #", "tilesets": [{"format": "png"}]"#)
