@@ -5,10 +5,13 @@ import Rendering
 import Styling
 import TileGeometry
 import VenueModel
+#if canImport(Glibc)
+import Glibc
+#endif
 
 public enum Generator {
     public static let name = "venuetiles"
-    public static let version = "0.2.0"
+    public static let version = "0.3.0"
 }
 
 public struct BuildOptions: Sendable {
@@ -16,12 +19,21 @@ public struct BuildOptions: Sendable {
     public var jobs: Int
     /// Overrides the config's output folder (absolute).
     public var output: String?
-    public init(jobs: Int = ProcessInfo.processInfo.activeProcessorCount, output: String? = nil) {
-        self.jobs = max(1, jobs); self.output = output
+    /// Render every tile, whatever the previous manifest says.
+    public var force = false
+    /// Report what would be rendered, reused and deleted; change nothing.
+    public var dryRun = false
+    public init(jobs: Int = ProcessInfo.processInfo.activeProcessorCount, output: String? = nil, force: Bool = false, dryRun: Bool = false) {
+        self.jobs = max(1, jobs); self.output = output; self.force = force; self.dryRun = dryRun
     }
 }
 
 public struct BuildSummary: Sendable {
+    /// Tiles drawn or encoded by this build (blank ones included).
+    public var rendered = 0
+    /// Tiles whose input key and file were unchanged.
+    public var reused = 0
+    /// Tiles in the output now.
     public var tilesWritten = 0
     public var blankSkipped = 0
     public var deleted = 0
@@ -31,9 +43,11 @@ public struct BuildSummary: Sendable {
     public var invalidPolygonsDropped = 0
     public var seconds = 0.0
     public var output = ""
+    /// For --dry-run: one line per pyramid and zoom.
+    public var report: [String] = []
 }
 
-/// Runs the stages: Load → Prepare → Plan → Render → Store → Manifest.
+/// Runs the stages: Load → Prepare → Plan (keys, diff) → Render → Store → Manifest.
 public final class Builder {
     public let config: PipelineConfig
     public let options: BuildOptions
@@ -51,12 +65,15 @@ public final class Builder {
         var tileset: Int
         var content: Content
         var plans: [FloorZoomPlan]
-        func path(_ sourceID: String, _ ts: PipelineConfig.Tileset) -> String { "\(sourceID)/\(name)/\(ts.directoryName)" }
+        var itemKeys: [InputKeys.Digest16]
+        var directory: String
     }
 
     struct Job { var pyramid: Int32; var plan: Int32; var tile: Int32 }
 
     struct Rendered { var data: Data; var hash: String; var dropped: Int }
+
+    enum Decision { case render, reuse, reuseBlank }
 
     public func run() throws -> BuildSummary {
         let start = Date()
@@ -81,38 +98,72 @@ public final class Builder {
 
         // Prepare and plan.
         let venues = loaded.map { Prepare.run(sourceID: $0.sourceID, venue: $0.venue, style: style) }
-        let wantsVector = config.tilesets.contains { $0.format == .mvt }
-        let vectors = wantsVector ? venues.map(PrepareVector.run) : []
-        var pyramids = [Pyramid]()
-        for (vi, v) in venues.enumerated() {
-            var rasterPlans = [Int: [FloorZoomPlan]]()
-            for (ti, ts) in config.tilesets.enumerated() {
-                switch ts.format {
-                case .png:
-                    for fi in v.floors.indices {
-                        if rasterPlans[fi] == nil { rasterPlans[fi] = zooms.map { Plan.run(floor: v.floors[fi], zoom: $0) } }
-                        pyramids.append(Pyramid(venue: vi, name: v.floors[fi].id, tileset: ti, content: .raster(floor: fi), plans: rasterPlans[fi]!))
-                    }
-                case .mvt:
-                    let sets = vectors[vi].floors.enumerated().map { (v.floors[$0.offset].id, $0.element) } + [("all", vectors[vi].all)]
-                    for (name, items) in sets {
-                        let plans = zooms.map { Plan.run(vector: items, zoom: $0, extent: ts.extent, buffer: ts.buffer) }
-                        pyramids.append(Pyramid(venue: vi, name: name, tileset: ti, content: .vector(items), plans: plans))
-                    }
-                }
-            }
-        }
+        let pyramids = plan(venues, zooms: zooms)
         var jobs = [Job]()
         for (pi, p) in pyramids.enumerated() {
             for (zi, plan) in p.plans.enumerated() {
                 for t in plan.tiles.indices { jobs.append(Job(pyramid: Int32(pi), plan: Int32(zi), tile: Int32(t))) }
             }
         }
-        log("plan: \(jobs.count) tiles in \(pyramids.count) pyramids, zooms \(config.minZoom)–\(config.maxZoom)")
+        func tilePath(_ j: Job) -> String {
+            let p = pyramids[Int(j.pyramid)]
+            let t = p.plans[Int(j.plan)].tiles[Int(j.tile)]
+            return "\(p.directory)/\(t.z)/\(t.x)/\(t.y).\(config.tilesets[p.tileset].fileExtension)"
+        }
+
+        // Input keys, and the diff against the last build.
+        let keys = inputKeys(jobs, pyramids)
+        let store = TileStore(root: outputDir)
+        let previous = Manifest.load(from: outputDir)
+        let reusable = options.force ? nil : previous.flatMap { $0.generator.version == Generator.version ? $0 : nil }
+        let prevTiles = Dictionary((reusable?.tiles ?? []).map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+        let prevBlank = Dictionary((reusable?.blank_tiles ?? []).map { ($0.path, $0.key) }, uniquingKeysWith: { a, _ in a })
+        let manifestTime = store.fileStatus(Manifest.fileName)?.mtime
+        var decisions = [Decision](repeating: .render, count: jobs.count)
+        var fileIntact = [Bool](repeating: false, count: jobs.count)
+        for (i, job) in jobs.enumerated() {
+            let path = tilePath(job)
+            if let e = prevTiles[path], e.key == keys[i] {
+                fileIntact[i] = intact(e, store, manifestTime)
+                if fileIntact[i] { decisions[i] = .reuse }
+            } else if prevBlank[path] == keys[i], store.fileStatus(path) == nil {
+                decisions[i] = .reuseBlank
+            } else if let e = prevTiles[path] {
+                fileIntact[i] = intact(e, store, manifestTime)
+            }
+        }
+        let toRender = jobs.indices.filter { decisions[$0] == .render }
+        summary.reused = jobs.count - toRender.count
+        log("plan: \(jobs.count) tiles in \(pyramids.count) pyramids, zooms \(config.minZoom)–\(config.maxZoom): \(toRender.count) to render, \(summary.reused) unchanged")
+
+        let intentPath = store.path(TileStore.intentName)
+        let crashed = FileManager.default.contents(atPath: intentPath).map { String(decoding: $0, as: UTF8.self).split(separator: "\n").map(String.init) } ?? []
+        let plannedPaths = Set(jobs.map(tilePath))
+        let known = (previous?.tiles ?? []).map(\.path) + (previous?.files ?? []).map(\.path) + crashed
+        let stale = Set(known).subtracting(plannedPaths).subtracting(pyramids.map { $0.directory + "/tilejson.json" })
+
+        if options.dryRun {
+            summary.report = dryRunReport(jobs, decisions, pyramids, zooms, stale: stale)
+            summary.rendered = toRender.count
+            summary.deleted = stale.count
+            summary.seconds = Date().timeIntervalSince(start)
+            return summary
+        }
+
+        // From here on the output folder changes: one build at a time, and a note of
+        // what this build may write so that a killed build is finished by the next one.
+        try store.lock()
+        defer { store.unlock() }
+        if !crashed.isEmpty {
+            log("notice: the previous build into \(outputDir) did not finish; cleaning up after it")
+            for p in crashed { store.removeTemporary(p) }
+        }
+        let nothingToDo = toRender.isEmpty && crashed.isEmpty && !stale.contains { store.fileStatus($0) != nil }
+        if !nothingToDo {
+            try store.write(TileStore.intentName, Data((Array(plannedPaths).sorted() + crashed).joined(separator: "\n").utf8))
+        }
 
         // Render and store.
-        let store = TileStore(root: outputDir)
-        try store.makeDirectory(outputDir)
         let workers = options.jobs
         var renderers = [[Int: TileRenderer]](repeating: [:], count: workers)
         for w in 0..<workers {
@@ -120,69 +171,55 @@ public final class Builder {
                 renderers[w][ts.scale] = try TileRenderer(scale: ts.scale)
             }
         }
-        var entries = [Manifest.TileEntry]()
-        entries.reserveCapacity(jobs.count)
-        var counts = [Int](repeating: 0, count: pyramids.count)
-        var bytes = counts, blanks = counts
-        var perZoom = [[Int]](repeating: [Int](repeating: 0, count: zooms.count), count: pyramids.count)
+        var entries = [Manifest.TileEntry?](repeating: nil, count: jobs.count)
+        var blanks = [Manifest.BlankEntry?](repeating: nil, count: jobs.count)
+        for i in jobs.indices {
+            switch decisions[i] {
+            case .reuse: entries[i] = prevTiles[tilePath(jobs[i])]
+            case .reuseBlank: blanks[i] = Manifest.BlankEntry(path: tilePath(jobs[i]), key: keys[i])
+            case .render: break
+            }
+        }
         let batchSize = 1024
         var lastReport = Date()
         var done = 0
-        while done < jobs.count {
+        var changedFiles = 0
+        while done < toRender.count {
             let base = done
-            let n = min(batchSize, jobs.count - done)
+            let n = min(batchSize, toRender.count - done)
             var slots = [Result<Rendered?, Error>](repeating: .success(nil), count: n)
             slots.withUnsafeMutableBufferPointer { out in
                 let out = out
                 DispatchQueue.concurrentPerform(iterations: workers) { w in
                     var i = w
                     while i < n {
-                        let job = jobs[base + i]
-                        let p = pyramids[Int(job.pyramid)]
-                        let plan = p.plans[Int(job.plan)]
-                        let tile = plan.tiles[Int(job.tile)]
-                        let ts = config.tilesets[p.tileset]
-                        out[i] = Result {
-                            switch p.content {
-                            case .raster(let floor):
-                                let r = renderers[w][ts.scale]!
-                                guard case .png(let d) = try r.render(tile: tile, items: venues[p.venue].floors[floor].items,
-                                                                      indices: plan.items[Int(job.tile)]) else { return nil }
-                                return Rendered(data: d, hash: SHA256.hash(data: d).hex, dropped: 0)
-                            case .vector(let items):
-                                let tolerance = tile.z < config.maxZoom ? ts.simplify : 0
-                                let (raw, dropped) = VectorTileEncoding.encode(items: items, indices: plan.items[Int(job.tile)], tile: tile,
-                                                                               venueWide: p.name == "all",
-                                                                               geometry: VectorTileGeometry(extent: ts.extent, buffer: ts.buffer, tolerance: tolerance))
-                                guard let raw else { return nil }
-                                let d = Data(ts.gzip ? try Gzip.compress(raw) : raw)
-                                return Rendered(data: d, hash: SHA256.hash(data: d).hex, dropped: dropped)
-                            }
-                        }
+                        out[i] = Result { try self.render(jobs[toRender[base + i]], pyramids, venues, renderers[w]) }
                         i += workers
                     }
                 }
             }
             // One writer, in plan order.
             for (i, slot) in slots.enumerated() {
-                let job = jobs[base + i]
-                let pi = Int(job.pyramid)
-                let p = pyramids[pi]
-                let tile = p.plans[Int(job.plan)].tiles[Int(job.tile)]
-                guard let r = try slot.get() else { blanks[pi] += 1; continue }
-                let ts = config.tilesets[p.tileset]
-                let rel = "\(p.path(venues[p.venue].sourceID, ts))/\(tile.z)/\(tile.x)/\(tile.y).\(ts.fileExtension)"
-                try store.write(rel, r.data)
-                entries.append(Manifest.TileEntry(path: rel, sha256: r.hash, bytes: r.data.count))
-                counts[pi] += 1
-                bytes[pi] += r.data.count
-                perZoom[pi][Int(job.plan)] += 1
+                let ji = toRender[base + i]
+                let path = tilePath(jobs[ji])
+                summary.rendered += 1
+                guard let r = try slot.get() else {
+                    blanks[ji] = Manifest.BlankEntry(path: path, key: keys[ji])
+                    if store.fileStatus(path) != nil { store.remove(path); changedFiles += 1 }
+                    continue
+                }
                 summary.invalidPolygonsDropped += r.dropped
+                // Same bytes as the file already there: leave it (and its mtime) alone.
+                if !(fileIntact[ji] && prevTiles[path]?.sha256 == r.hash) {
+                    try store.write(path, r.data)
+                    changedFiles += 1
+                }
+                entries[ji] = Manifest.TileEntry(path: path, sha256: r.hash, bytes: r.data.count, key: keys[ji])
             }
             done += n
-            if Date().timeIntervalSince(lastReport) > 2 || done == jobs.count {
+            if Date().timeIntervalSince(lastReport) > 2 || done == toRender.count {
                 let el = Date().timeIntervalSince(start)
-                log("render: \(done)/\(jobs.count) tiles (\(done * 100 / max(jobs.count, 1))%), \(Int(Double(done) / max(el, 0.001))) tiles/s")
+                log("render: \(done)/\(toRender.count) tiles (\(done * 100 / max(toRender.count, 1))%), \(Int(Double(done) / max(el, 0.001))) tiles/s")
                 lastReport = Date()
             }
         }
@@ -191,44 +228,190 @@ public final class Builder {
             summary.warnings += 1
         }
 
-        // TileJSON next to every pyramid.
+        // Per-pyramid counts.
+        var counts = [Int](repeating: 0, count: pyramids.count)
+        var bytes = counts, blankCounts = counts
+        var perZoom = [[Int]](repeating: [Int](repeating: 0, count: zooms.count), count: pyramids.count)
+        for (i, j) in jobs.enumerated() {
+            let pi = Int(j.pyramid)
+            if let e = entries[i] { counts[pi] += 1; bytes[pi] += e.bytes; perZoom[pi][Int(j.plan)] += 1 }
+            else { blankCounts[pi] += 1 }
+        }
+
+        // TileJSON next to every pyramid that has tiles.
         var files = [Manifest.TileEntry]()
         var tilejsonPaths = [Int: [String]]()
         for (pi, p) in pyramids.enumerated() where counts[pi] > 0 {
-            let v = venues[p.venue]
-            let ts = config.tilesets[p.tileset]
-            let dir = p.path(v.sourceID, ts)
-            let b = v.bounds
-            let c = v.venue.displayPoint ?? b.center
-            let floorName: String? = p.name == "all" ? "all floors" :
-                v.floors.first { $0.id == p.name }.map { f in f.floor.shortName(language: v.venue.language) ?? f.id }
-            var layers: [TileJSON.VectorLayer]? = nil
-            if case .vector(let items) = p.content { layers = TileJSONLayers.describe(items, venueWide: p.name == "all", minzoom: config.minZoom, maxzoom: config.maxZoom) }
-            let doc = TileJSON(name: "\(v.venue.name.text(preferring: v.venue.language) ?? v.sourceID) — \(floorName ?? p.name)",
-                               description: "\(Generator.name) \(ts.format.rawValue) tiles of \(v.sourceID), \(p.name)",
-                               tiles: [TileJSON.url(base: config.baseURL, path: "\(dir)/{z}/{x}/{y}.\(ts.fileExtension)")],
-                               minzoom: config.minZoom, maxzoom: config.maxZoom, bounds: [b.west, b.south, b.east, b.north],
-                               center: [c.lon, c.lat, Double(config.minZoom)], vector_layers: layers,
-                               format: ts.fileExtension, tile_size: ts.format == .png ? ts.tileSize : nil)
-            let data = try doc.encoded()
-            let rel = "\(dir)/tilejson.json"
-            try store.write(rel, data)
+            let data = try tileJSON(p, venues[p.venue]).encoded()
+            let rel = "\(p.directory)/tilejson.json"
+            if store.read(rel) != data { try store.write(rel, data); changedFiles += 1 }
             files.append(Manifest.TileEntry(path: rel, sha256: SHA256.hash(data: data).hex, bytes: data.count))
             tilejsonPaths[p.venue * 1000 + p.tileset, default: []].append(rel)
         }
         if config.baseURL == nil { log("notice: no base_url in \(config.file): TileJSON tile URLs are relative to the output folder") }
 
         // Files the previous build wrote that this one does not produce.
-        let produced = Set(entries.map(\.path)).union(files.map(\.path))
-        if let previous = Manifest.load(from: outputDir) {
-            for e in previous.tiles + previous.files where !produced.contains(e.path) {
-                store.remove(e.path)
-                summary.deleted += 1
-            }
+        let keep = Set(entries.compactMap { $0?.path }).union(files.map(\.path))
+        for path in Set(known).subtracting(keep).sorted() where store.fileStatus(path) != nil {
+            store.remove(path)
+            summary.deleted += 1
         }
 
         // Manifest, last.
-        var venueEntries = [Manifest.VenueEntry]()
+        let manifest = Manifest(generator: .init(name: Generator.name, version: Generator.version),
+                                venues: venueEntries(venues, loaded, pyramids, zooms, counts, bytes, blankCounts, perZoom, tilejsonPaths),
+                                tiles: entries.compactMap { $0 }, files: files, blank_tiles: blanks.compactMap { $0 })
+        let data = try manifest.encoded()
+        if changedFiles > 0 || summary.deleted > 0 || store.read(Manifest.fileName) != data {
+            try store.write(Manifest.fileName, data)
+        }
+        if !nothingToDo { store.remove(TileStore.intentName) }
+        summary.tilesWritten = counts.reduce(0, +)
+        summary.bytes = bytes.reduce(0, +)
+        summary.blankSkipped = blankCounts.reduce(0, +)
+        summary.seconds = Date().timeIntervalSince(start)
+        return summary
+    }
+
+    // MARK: - stages
+
+    func plan(_ venues: [PreparedVenue], zooms: [Int]) -> [Pyramid] {
+        let wantsVector = config.tilesets.contains { $0.format == .mvt }
+        let vectors = wantsVector ? venues.map(PrepareVector.run) : []
+        var pyramids = [Pyramid]()
+        for (vi, v) in venues.enumerated() {
+            var rasterPlans = [Int: [FloorZoomPlan]]()
+            var rasterKeys = [Int: [InputKeys.Digest16]]()
+            for (ti, ts) in config.tilesets.enumerated() {
+                switch ts.format {
+                case .png:
+                    for fi in v.floors.indices {
+                        if rasterPlans[fi] == nil {
+                            rasterPlans[fi] = zooms.map { Plan.run(floor: v.floors[fi], zoom: $0) }
+                            rasterKeys[fi] = v.floors[fi].items.map(InputKeys.raster)
+                        }
+                        pyramids.append(Pyramid(venue: vi, name: v.floors[fi].id, tileset: ti, content: .raster(floor: fi),
+                                                plans: rasterPlans[fi]!, itemKeys: rasterKeys[fi]!,
+                                                directory: "\(v.sourceID)/\(v.floors[fi].id)/\(ts.directoryName)"))
+                    }
+                case .mvt:
+                    let sets = vectors[vi].floors.enumerated().map { (v.floors[$0.offset].id, $0.element) } + [("all", vectors[vi].all)]
+                    for (name, items) in sets {
+                        let plans = zooms.map { Plan.run(vector: items, zoom: $0, extent: ts.extent, buffer: ts.buffer) }
+                        pyramids.append(Pyramid(venue: vi, name: name, tileset: ti, content: .vector(items), plans: plans,
+                                                itemKeys: items.map(InputKeys.vector),
+                                                directory: "\(v.sourceID)/\(name)/\(ts.directoryName)"))
+                    }
+                }
+            }
+        }
+        return pyramids
+    }
+
+    /// Everything that decides a tile's bytes besides its items, as text.
+    func keyHeader(_ p: Pyramid, zoom: Int) -> String {
+        let ts = config.tilesets[p.tileset]
+        switch ts.format {
+        case .png:
+            return "\(Generator.name) \(Generator.version) png scale=\(ts.scale)"
+        case .mvt:
+            let tolerance = zoom < config.maxZoom ? ts.simplify : 0
+            return "\(Generator.name) \(Generator.version) mvt extent=\(ts.extent) buffer=\(ts.buffer) gzip=\(ts.gzip) simplify=\(tolerance) pyramid=\(p.name == "all" ? "venue" : "floor")"
+        }
+    }
+
+    func inputKeys(_ jobs: [Job], _ pyramids: [Pyramid]) -> [String] {
+        let headers = pyramids.map { p in p.plans.map { keyHeader(p, zoom: $0.zoom) } }
+        var keys = [String](repeating: "", count: jobs.count)
+        let workers = options.jobs
+        keys.withUnsafeMutableBufferPointer { out in
+            let out = out
+            DispatchQueue.concurrentPerform(iterations: workers) { w in
+                var i = w
+                while i < jobs.count {
+                    let j = jobs[i]
+                    let p = pyramids[Int(j.pyramid)]
+                    let plan = p.plans[Int(j.plan)]
+                    out[i] = InputKeys.tile(header: headers[Int(j.pyramid)][Int(j.plan)], tile: plan.tiles[Int(j.tile)],
+                                            items: p.itemKeys, indices: plan.items[Int(j.tile)])
+                    i += workers
+                }
+            }
+        }
+        return keys
+    }
+
+    /// Whether a file still holds what the manifest recorded. Files not touched
+    /// since the manifest was written (and of the recorded size) are trusted;
+    /// others are read and hashed. `venuetiles verify` hashes every file.
+    func intact(_ e: Manifest.TileEntry, _ store: TileStore, _ manifestTime: timespec?) -> Bool {
+        guard let st = store.fileStatus(e.path), st.size == e.bytes else { return false }
+        if let m = manifestTime, !(st.mtime > m) { return true }
+        guard let d = store.read(e.path) else { return false }
+        return SHA256.hash(data: d).hex == e.sha256
+    }
+
+    func render(_ job: Job, _ pyramids: [Pyramid], _ venues: [PreparedVenue], _ renderers: [Int: TileRenderer]) throws -> Rendered? {
+        let p = pyramids[Int(job.pyramid)]
+        let plan = p.plans[Int(job.plan)]
+        let tile = plan.tiles[Int(job.tile)]
+        let ts = config.tilesets[p.tileset]
+        switch p.content {
+        case .raster(let floor):
+            guard case .png(let d) = try renderers[ts.scale]!.render(tile: tile, items: venues[p.venue].floors[floor].items,
+                                                                     indices: plan.items[Int(job.tile)]) else { return nil }
+            return Rendered(data: d, hash: SHA256.hash(data: d).hex, dropped: 0)
+        case .vector(let items):
+            let tolerance = tile.z < config.maxZoom ? ts.simplify : 0
+            let (raw, dropped) = VectorTileEncoding.encode(items: items, indices: plan.items[Int(job.tile)], tile: tile,
+                                                           venueWide: p.name == "all",
+                                                           geometry: VectorTileGeometry(extent: ts.extent, buffer: ts.buffer, tolerance: tolerance))
+            guard let raw else { return nil }
+            let d = Data(ts.gzip ? try Gzip.compress(raw) : raw)
+            return Rendered(data: d, hash: SHA256.hash(data: d).hex, dropped: dropped)
+        }
+    }
+
+    func dryRunReport(_ jobs: [Job], _ decisions: [Decision], _ pyramids: [Pyramid], _ zooms: [Int], stale: Set<String>) -> [String] {
+        var render = [[Int]](repeating: [Int](repeating: 0, count: zooms.count), count: pyramids.count)
+        var reuse = render
+        for (i, j) in jobs.enumerated() {
+            if decisions[i] == .render { render[Int(j.pyramid)][Int(j.plan)] += 1 } else { reuse[Int(j.pyramid)][Int(j.plan)] += 1 }
+        }
+        var lines = [String]()
+        for (pi, p) in pyramids.enumerated() {
+            for (zi, z) in zooms.enumerated() {
+                let dels = stale.filter { $0.hasPrefix("\(p.directory)/\(z)/") }.count
+                lines.append("\(p.directory) z\(z): render \(render[pi][zi]), reuse \(reuse[pi][zi]), delete \(dels)")
+            }
+        }
+        let otherDeletes = stale.filter { s in !pyramids.contains { s.hasPrefix($0.directory + "/") } }
+        if !otherDeletes.isEmpty { lines.append("elsewhere: delete \(otherDeletes.count) (floors or tilesets no longer built)") }
+        return lines
+    }
+
+    func tileJSON(_ p: Pyramid, _ v: PreparedVenue) -> TileJSON {
+        let ts = config.tilesets[p.tileset]
+        let b = v.bounds
+        let c = v.venue.displayPoint ?? b.center
+        let floorName: String = p.name == "all" ? "all floors" :
+            (v.floors.first { $0.id == p.name }.flatMap { $0.floor.shortName(language: v.venue.language) } ?? p.name)
+        var layers: [TileJSON.VectorLayer]? = nil
+        if case .vector(let items) = p.content {
+            layers = TileJSONLayers.describe(items, venueWide: p.name == "all", minzoom: config.minZoom, maxzoom: config.maxZoom)
+        }
+        return TileJSON(name: "\(v.venue.name.text(preferring: v.venue.language) ?? v.sourceID) — \(floorName)",
+                        description: "\(Generator.name) \(ts.format.rawValue) tiles of \(v.sourceID), \(p.name)",
+                        tiles: [TileJSON.url(base: config.baseURL, path: "\(p.directory)/{z}/{x}/{y}.\(ts.fileExtension)")],
+                        minzoom: config.minZoom, maxzoom: config.maxZoom, bounds: [b.west, b.south, b.east, b.north],
+                        center: [c.lon, c.lat, Double(config.minZoom)], vector_layers: layers,
+                        format: ts.fileExtension, tile_size: ts.format == .png ? ts.tileSize : nil)
+    }
+
+    func venueEntries(_ venues: [PreparedVenue], _ loaded: [Load.Loaded], _ pyramids: [Pyramid], _ zooms: [Int],
+                      _ counts: [Int], _ bytes: [Int], _ blanks: [Int], _ perZoom: [[Int]],
+                      _ tilejsonPaths: [Int: [String]]) -> [Manifest.VenueEntry] {
+        var out = [Manifest.VenueEntry]()
         for (vi, v) in venues.enumerated() {
             let lang = v.venue.language
             let b = v.bounds
@@ -260,18 +443,11 @@ public final class Builder {
             }
             let center = v.venue.displayPoint ?? b.center
             let warnings = loaded[vi].diagnostics.filter { $0.kind == .warning }.count
-            venueEntries.append(Manifest.VenueEntry(id: v.venue.id, source_id: v.sourceID, name: v.venue.name.text(preferring: lang),
-                                                    center: [center.lon, center.lat], bounds: [b.west, b.south, b.east, b.north],
-                                                    floors: floors, tilesets: tilesets, warnings: warnings))
+            out.append(Manifest.VenueEntry(id: v.venue.id, source_id: v.sourceID, name: v.venue.name.text(preferring: lang),
+                                           center: [center.lon, center.lat], bounds: [b.west, b.south, b.east, b.north],
+                                           floors: floors, tilesets: tilesets, warnings: warnings))
         }
-        summary.tilesWritten = counts.reduce(0, +)
-        summary.bytes = bytes.reduce(0, +)
-        summary.blankSkipped = blanks.reduce(0, +)
-        let manifest = Manifest(generator: .init(name: Generator.name, version: Generator.version), venues: venueEntries,
-                                tiles: entries, files: files)
-        try store.write(Manifest.fileName, try manifest.encoded())
-        summary.seconds = Date().timeIntervalSince(start)
-        return summary
+        return out
     }
 }
 

@@ -61,6 +61,19 @@ public struct Manifest: Codable, Equatable, Sendable {
         public var path: String
         public var sha256: String
         public var bytes: Int
+        /// The tile's input key (tiles only): a new build re-renders the tile only when it changes.
+        public var key: String?
+
+        public init(path: String, sha256: String, bytes: Int, key: String? = nil) {
+            self.path = path; self.sha256 = sha256; self.bytes = bytes; self.key = key
+        }
+    }
+
+    /// A tile that was planned but drew nothing, remembered so that an
+    /// unchanged blank tile is not drawn again.
+    public struct BlankEntry: Codable, Equatable, Sendable {
+        public var path: String
+        public var key: String
     }
 
     public var generator: Generator
@@ -68,6 +81,7 @@ public struct Manifest: Codable, Equatable, Sendable {
     public var tiles: [TileEntry]
     /// Other files the build wrote (TileJSON), with their hashes.
     public var files: [TileEntry]
+    public var blank_tiles: [BlankEntry]
 
     public static let fileName = "manifest.json"
 

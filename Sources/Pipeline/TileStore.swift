@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A filesystem failure with the operation and the path.
 public struct StoreError: Error, CustomStringConvertible {
@@ -8,6 +11,15 @@ public struct StoreError: Error, CustomStringConvertible {
     public var description: String { "\(operation) \(path): \(reason)" }
 }
 
+/// Another build holds the output folder.
+public struct LockError: Error, CustomStringConvertible {
+    public var path: String
+    public var holder: String
+    public var description: String {
+        "another venuetiles build is writing to \(path) (\(holder)); wait for it to finish or remove nothing: the lock is released when that process exits"
+    }
+}
+
 /// Writes files under the output root atomically: a temporary name in the
 /// same folder, then rename(2), so a reader never sees half a file.
 ///
@@ -15,24 +27,75 @@ public struct StoreError: Error, CustomStringConvertible {
 public final class TileStore {
     public let root: String
     private var madeDirs = Set<String>()
+    private var lockFD: Int32 = -1
+
+    public static let lockName = ".venuetiles.lock"
+    /// Written before a build changes anything and removed after its manifest:
+    /// if it is there at the start of a build, the last one did not finish.
+    public static let intentName = ".venuetiles.intent"
 
     public init(root: String) { self.root = root }
 
+    deinit { unlock() }
+
     public func path(_ relative: String) -> String { root + "/" + relative }
+
+    /// Takes the output folder's lock (flock), or throws `LockError` naming the holder.
+    public func lock() throws {
+        try makeDirectory(root)
+        let p = path(TileStore.lockName)
+        let fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw StoreError(operation: "open lock", path: p, reason: String(cString: strerror(errno))) }
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let holder = (try? String(contentsOfFile: p, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            close(fd)
+            throw LockError(path: root, holder: holder.isEmpty ? "lock held" : holder)
+        }
+        ftruncate(fd, 0)
+        let note = "pid \(getpid())\n"
+        _ = note.withCString { Glibc.write(fd, $0, strlen($0)) }
+        lockFD = fd
+    }
+
+    public func unlock() {
+        guard lockFD >= 0 else { return }
+        flock(lockFD, LOCK_UN)
+        close(lockFD)
+        lockFD = -1
+    }
 
     public func write(_ relative: String, _ data: Data) throws {
         let full = path(relative)
-        let dir = (full as NSString).deletingLastPathComponent
+        let slash = full.lastIndex(of: "/")!
+        let dir = String(full[..<slash])
         try makeDirectory(dir)
-        let tmp = dir + "/.tmp-" + (full as NSString).lastPathComponent + "-\(getpid())"
-        guard FileManager.default.createFile(atPath: tmp, contents: data) else {
-            throw StoreError(operation: "write", path: tmp, reason: String(cString: strerror(errno)))
+        // One writer per output folder (the lock), so the temporary name need not be unique.
+        let tmp = dir + "/." + full[full.index(after: slash)...] + ".tmp"
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw StoreError(operation: "create", path: tmp, reason: String(cString: strerror(errno))) }
+        let ok = data.withUnsafeBytes { buf -> Bool in
+            var off = 0
+            while off < buf.count {
+                let n = Glibc.write(fd, buf.baseAddress! + off, buf.count - off)
+                if n <= 0 { return false }
+                off += n
+            }
+            return true
         }
+        let reason = String(cString: strerror(errno))
+        close(fd)
+        guard ok else { unlink(tmp); throw StoreError(operation: "write", path: tmp, reason: reason) }
         if rename(tmp, full) != 0 {
             let reason = String(cString: strerror(errno))
             unlink(tmp)
             throw StoreError(operation: "rename to", path: full, reason: reason)
         }
+    }
+
+    /// Writes only when the file is missing or holds other bytes (small files: TileJSON).
+    public func writeIfChanged(_ relative: String, _ data: Data) throws {
+        if FileManager.default.contents(atPath: path(relative)) == data { return }
+        try write(relative, data)
     }
 
     public func makeDirectory(_ dir: String) throws {
@@ -43,7 +106,8 @@ public final class TileStore {
         madeDirs.insert(dir)
     }
 
-    /// Removes a file and then every folder above it that became empty (up to the root).
+    /// Removes a file (and its leftover temporary twin) and then every folder
+    /// above it that became empty, up to the root.
     public func remove(_ relative: String) {
         let full = path(relative)
         unlink(full)
@@ -54,4 +118,24 @@ public final class TileStore {
             dir = (dir as NSString).deletingLastPathComponent
         }
     }
+
+    /// Removes the temporary file a killed build may have left beside `relative`.
+    public func removeTemporary(_ relative: String) {
+        let full = path(relative)
+        let slash = full.lastIndex(of: "/")!
+        unlink(String(full[..<slash]) + "/." + full[full.index(after: slash)...] + ".tmp")
+    }
+
+    /// Size and modification time, or nil when the file is missing.
+    public func fileStatus(_ relative: String) -> (size: Int, mtime: timespec)? {
+        var st = Glibc.stat()
+        guard lstat(path(relative), &st) == 0 else { return nil }
+        return (Int(st.st_size), st.st_mtim)
+    }
+
+    public func read(_ relative: String) -> Data? { FileManager.default.contents(atPath: path(relative)) }
+}
+
+extension timespec {
+    static func > (a: timespec, b: timespec) -> Bool { (a.tv_sec, a.tv_nsec) > (b.tv_sec, b.tv_nsec) }
 }

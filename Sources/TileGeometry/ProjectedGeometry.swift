@@ -69,12 +69,15 @@ public enum Planar {
     }
 
     /// Signed area by the shoelace formula (positive for counter-clockwise, y north).
+    /// Computed relative to the first vertex: Mercator values are millions of
+    /// metres, and their products would drown a room's area in rounding.
     public static func signedArea(_ ring: [MercatorPoint]) -> Double {
         guard ring.count > 2 else { return 0 }
+        let o = ring[0]
         var s = 0.0
         var j = ring.count - 1
         for i in 0..<ring.count {
-            s += (ring[j].x - ring[i].x) * (ring[j].y + ring[i].y)
+            s += ((ring[j].x - o.x) - (ring[i].x - o.x)) * ((ring[j].y - o.y) + (ring[i].y - o.y))
             j = i
         }
         return s / 2

@@ -8,19 +8,20 @@ import VenueFormats
 struct VenueTiles: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "venuetiles",
-        abstract: "Build raster map tiles for every floor of indoor venues.",
+        abstract: "Build raster and vector map tiles for every floor of indoor venues.",
         discussion: """
-        Reads the venues listed in a pipeline.json (Apple IMDF folders or .zip files), \
-        groups their levels into floors by ordinal, and renders 256 px PNG tiles for \
-        every floor and zoom into <output>/<venue>/<floor>/png/{z}/{x}/{y}.png, then \
-        writes <output>/manifest.json with every tile's SHA-256.
+        Reads the venues listed in a pipeline.json (Apple IMDF folders or .zip files), groups \
+        their levels into floors by ordinal, and writes PNG tiles and Mapbox Vector Tiles for \
+        every floor and zoom under the output folder, with TileJSON documents and a manifest.json \
+        holding every file's SHA-256 and every tile's input key. A second build re-renders only \
+        the tiles whose inputs changed.
 
-        Exit status: 0 success; 1 bad input or configuration (the output folder is not \
-        touched); 3 a failure while rendering or writing output; 64 bad command-line usage.
+        Exit status: 0 success; 1 bad input or configuration (the output folder is not touched), \
+        or `verify` found a difference; 3 a failure while rendering or writing output; 4 another \
+        build holds the output folder; 64 bad command-line usage.
         """,
         version: Generator.version,
-        subcommands: [Build.self],
-        defaultSubcommand: nil
+        subcommands: [Build.self, Verify.self, Clean.self]
     )
 }
 
@@ -28,18 +29,42 @@ struct CommonOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The pipeline configuration file.", valueName: "file"))
     var config: String = "pipeline.json"
 
-    @Option(name: .long, help: ArgumentHelp("Write tiles here instead of the config's \"output\" folder.", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("Use this output folder instead of the config's \"output\".", valueName: "dir"))
     var output: String?
+
+    var outputOverride: String? { output.map { URL(fileURLWithPath: $0).standardizedFileURL.path } }
+
+    /// The output folder: --output, else the config's (read only for its "output").
+    func outputFolder() throws -> String {
+        if let o = outputOverride { return o }
+        return try PipelineConfig.load(path: config).output
+    }
+}
+
+func printError(_ e: Error) {
+    FileHandle.standardError.write(Data("error: \(e)\n".utf8))
+}
+
+/// Maps an error to the documented exit status.
+func exitStatus(for e: Error) -> ExitCode {
+    printError(e)
+    switch e {
+    case is ConfigError, is VenueFormatError, is StyleError: return ExitCode(1)
+    case is LockError: return ExitCode(4)
+    default: return ExitCode(3)
+    }
 }
 
 struct Build: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Render every floor of every source into the output folder.",
         discussion: """
-        Everything is read and checked before the output folder is touched: on bad input \
-        the previous output stays as it was. Tiles are written under a temporary name and \
-        renamed; manifest.json is written last. Tiles that the previous manifest listed \
-        and this build no longer produces are deleted.
+        Everything is read and checked before the output folder is touched: on bad input the \
+        previous output stays as it was. Only tiles whose input key changed, whose file is \
+        missing, or whose file no longer matches its recorded hash are rendered; tiles the new \
+        build no longer produces are deleted. Files are written under a temporary name and \
+        renamed; manifest.json is written last. A build killed at any point leaves the output \
+        readable, and the next build finishes the job.
         """
     )
 
@@ -47,6 +72,12 @@ struct Build: ParsableCommand {
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Render workers (default: the number of cores).", valueName: "n"))
     var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Flag(help: "Render every tile, ignoring the input keys of the previous build.")
+    var force = false
+
+    @Flag(name: .customLong("dry-run"), help: "Print what would be rendered, reused and deleted per floor and zoom; change nothing.")
+    var dryRun = false
 
     @Flag(name: .shortAndLong, help: "Print only warnings, errors and the summary line.")
     var quiet = false
@@ -64,19 +95,51 @@ struct Build: ParsableCommand {
         let summary: BuildSummary
         do {
             let config = try PipelineConfig.load(path: common.config)
-            let output = common.output.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-            summary = try Builder(config: config, options: BuildOptions(jobs: jobs, output: output), log: log).run()
-        } catch let e as ConfigError { throw fail(e, code: 1) }
-        catch let e as VenueFormatError { throw fail(e, code: 1) }
-        catch let e as StyleError { throw fail(e, code: 1) }
-        catch { throw fail(error, code: 3) }
-        print(String(format: "built %d tiles (%.1f MB) into %@ in %.2f s; %d blank tiles skipped, %d stale tiles deleted, %d warnings",
+            let options = BuildOptions(jobs: jobs, output: common.outputOverride, force: force, dryRun: dryRun)
+            summary = try Builder(config: config, options: options, log: log).run()
+        } catch { throw exitStatus(for: error) }
+        if dryRun {
+            summary.report.forEach { print($0) }
+            print("dry run: would render \(summary.rendered) tiles, reuse \(summary.reused), delete \(summary.deleted) files in \(summary.output); nothing changed")
+            return
+        }
+        print(String(format: "built %d tiles (%.1f MB) into %@ in %.2f s: %d rendered, %d reused, %d deleted; %d blank tiles skipped, %d warnings",
                      summary.tilesWritten, Double(summary.bytes) / 1e6, summary.output, summary.seconds,
-                     summary.blankSkipped, summary.deleted, summary.warnings))
+                     summary.rendered, summary.reused, summary.deleted, summary.blankSkipped, summary.warnings))
     }
+}
 
-    private func fail(_ e: Error, code: Int32) -> ExitCode {
-        FileHandle.standardError.write(Data("error: \(e)\n".utf8))
-        return ExitCode(code)
+struct Verify: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check every file of the output folder against manifest.json.",
+        discussion: "Lists missing, altered (hash differs) and unexpected files. Exit status 1 if there is any."
+    )
+
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        let report: VerifyReport
+        do { report = try Pipeline.Verify.run(output: try common.outputFolder()) } catch { throw exitStatus(for: error) }
+        report.missing.forEach { print("missing: \($0)") }
+        report.altered.forEach { print("altered: \($0)") }
+        report.unexpected.forEach { print("unexpected: \($0)") }
+        print("verified \(report.checked) files: \(report.missing.count) missing, \(report.altered.count) altered, \(report.unexpected.count) unexpected")
+        if !report.isClean { throw ExitCode(1) }
+    }
+}
+
+struct Clean: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Remove the output folder.",
+        discussion: "Refuses a folder that holds no manifest.json (it is not venuetiles output), and waits for no running build: if one holds the folder, it stops with exit status 4."
+    )
+
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        do {
+            let dir = try common.outputFolder()
+            print(try Pipeline.Verify.clean(output: dir) ? "removed \(dir)" : "nothing to remove at \(dir)")
+        } catch { throw exitStatus(for: error) }
     }
 }

@@ -16,7 +16,10 @@ enum IndependentCoverage {
     }
 
     static func clippedArea(_ ring: [P], minX: Double, minY: Double, maxX: Double, maxY: Double) -> Double {
-        var pts = ring
+        // Work relative to the square's corner: tile coordinates reach 2^23 at z23,
+        // and a shoelace sum of such products would drown small areas in rounding.
+        var pts = ring.map { (x: $0.x - minX, y: $0.y - minY) }
+        let maxX = maxX - minX, maxY = maxY - minY, minX = 0.0, minY = 0.0
         if pts.count > 1, pts.first! == pts.last! { pts.removeLast() }
         let inside: [(P) -> Double] = [{ $0.x - minX }, { maxX - $0.x }, { $0.y - minY }, { maxY - $0.y }]
         for f in inside {

@@ -20,7 +20,10 @@ final class CoverageTests: XCTestCase {
 
     /// Area of `ring` inside `rect` (Sutherland–Hodgman against each edge).
     static func clippedArea(_ ring: [MercatorPoint], _ r: MercatorRect) -> Double {
-        var pts = ring.count > 1 && ring.first == ring.last ? Array(ring.dropLast()) : ring
+        // Relative to the rectangle's corner, so that products stay small and exact enough.
+        let shifted = ring.map { MercatorPoint(x: $0.x - r.minX, y: $0.y - r.minY) }
+        let r = MercatorRect(minX: 0, minY: 0, maxX: r.maxX - r.minX, maxY: r.maxY - r.minY)
+        var pts = shifted.count > 1 && shifted.first == shifted.last ? Array(shifted.dropLast()) : shifted
         let edges: [(MercatorPoint) -> Double] = [{ $0.x - r.minX }, { r.maxX - $0.x }, { $0.y - r.minY }, { r.maxY - $0.y }]
         for inside in edges {
             guard !pts.isEmpty else { break }

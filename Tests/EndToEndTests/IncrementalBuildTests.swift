@@ -1,0 +1,311 @@
+import Foundation
+import TestSupport
+import VenueFormats
+import VenueModel
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Incremental rebuilds keyed by input hashes, through the built CLI.
+final class IncrementalBuildTests: XCTestCase {
+    var dir: URL!
+    var venue: URL!
+    var config: URL!
+    var out: URL { dir.appendingPathComponent("out") }
+
+    override func setUpWithError() throws {
+        dir = try CLI.tempDir("incr")
+        venue = dir.appendingPathComponent("venue")
+        try FileManager.default.copyItem(at: CLI.fixture, to: venue)
+        try writeConfig()
+    }
+
+    override func tearDownWithError() throws { CLI.removeTree(dir) }
+
+    func writeConfig(style: String? = nil, maxZoom: Int = 21) throws {
+        let s = style.map { #", "style": "\#($0)""# } ?? ""
+        config = dir.appendingPathComponent("pipeline.json")
+        try #"{"output": "out", "zoom": {"min": 17, "max": \#(maxZoom)}, "sources": [{"id": "h", "format": "imdf", "path": "venue"}], "tilesets": [{"format": "png"}, {"format": "mvt"}]\#(s)}"#
+            .write(to: config, atomically: true, encoding: .utf8)
+    }
+
+    @discardableResult
+    func build(_ extra: [String] = [], expect status: Int32 = 0, file: StaticString = #filePath, line: UInt = #line) throws -> CLI.Result {
+        let r = try CLI.run(["build", "--config", config.path, "-q"] + extra)
+        XCTAssertEqual(r.status, status, r.stderr, file: file, line: line)
+        return r
+    }
+
+    struct Entry: Decodable { var path: String; var sha256: String; var key: String? }
+    struct M: Decodable { var tiles: [Entry]; var files: [Entry] }
+
+    func manifest(_ root: URL? = nil) throws -> [String: Entry] {
+        let m = try JSONDecoder().decode(M.self, from: Data(contentsOf: (root ?? out).appendingPathComponent("manifest.json")))
+        return Dictionary(uniqueKeysWithValues: m.tiles.map { ($0.path, $0) })
+    }
+
+    func rendered(_ r: CLI.Result) -> Int {
+        let s = r.stdout
+        guard let range = s.range(of: #"(\d+) rendered"#, options: .regularExpression) else { return -1 }
+        return Int(s[range].split(separator: " ")[0])!
+    }
+
+    /// Edits the features of one IMDF file in place.
+    func editFeatures(_ file: String, _ body: (inout [[String: Any]]) -> Void) throws {
+        let url = venue.appendingPathComponent(file)
+        var doc = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as! [String: Any]
+        var feats = doc["features"] as! [[String: Any]]
+        body(&feats)
+        doc["features"] = feats
+        try JSONSerialization.data(withJSONObject: doc, options: [.sortedKeys]).write(to: url)
+    }
+
+    func testNoOpRebuildRendersNothingAndTouchesNoFile() throws {
+        try build()
+        let before = CLI.snapshot(out)
+        var inodes = [String: UInt64]()
+        for path in before.keys {
+            var st = stat()
+            if lstat(out.appendingPathComponent(path).path, &st) == 0 { inodes[path] = UInt64(st.st_ino) }
+        }
+        let r = try build()
+        XCTAssertEqual(rendered(r), 0, r.stdout)
+        XCTAssertTrue(r.stdout.contains("0 deleted"))
+        // Contents and modification times of every file (the lock file records the last holder's pid).
+        let after = CLI.snapshot(out)
+        XCTAssertEqual(Set(after.keys), Set(before.keys))
+        XCTAssertEqual(after.keys.filter { after[$0] != before[$0] && $0 != ".venuetiles.lock" }.sorted(), [])
+        for (path, ino) in inodes where path != ".venuetiles.lock" {
+            var st = stat()
+            XCTAssertEqual(lstat(out.appendingPathComponent(path).path, &st), 0)
+            XCTAssertEqual(UInt64(st.st_ino), ino, path)
+        }
+    }
+
+    /// Moves one corner of a shop: exactly the tiles the old or new outline reaches
+    /// (within the raster stroke or the vector buffer) are rendered again.
+    func testGeometryEditRerendersExactlyTheTouchedTiles() throws {
+        try build()
+        let a = try manifest()
+        var oldRing = [[Double]](), newRing = [[Double]]()
+        try editFeatures("unit.geojson") { feats in
+            // The first room of the ground floor's north row (Nordic Books, 0…13.3 m × 24…40 m).
+            let i = feats.firstIndex { f in
+                let c = ((f["geometry"] as? [String: Any])?["coordinates"] as? [[[Double]]])?.first
+                return (f["properties"] as? [String: Any])?["category"] as? String == "room" && c?.count == 5 && f["id"] as? String == IncrementalBuildTests.shopID
+            }!
+            var g = feats[i]["geometry"] as! [String: Any]
+            var rings = g["coordinates"] as! [[[Double]]]
+            oldRing = rings[0]
+            // Pull the corner with the largest longitude and latitude inwards by about 0.8 m.
+            let k = rings[0].indices.max { rings[0][$0][0] + rings[0][$0][1] < rings[0][$1][0] + rings[0][$1][1] }!
+            rings[0][k][0] -= 0.000012; rings[0][k][1] -= 0.000007
+            if k == 0 { rings[0][rings[0].count - 1] = rings[0][0] }
+            newRing = rings[0]
+            g["coordinates"] = rings
+            feats[i]["geometry"] = g
+        }
+        let r = try build()
+        let b = try manifest()
+        XCTAssertEqual(Set(a.keys), Set(b.keys), "coverage did not change, so the set of tiles must not")
+        let changed = Set(b.values.filter { a[$0.path]?.key != $0.key }.map(\.path))
+        XCTAssertEqual(rendered(r), changed.count)
+
+        // Independent expectation, per pyramid: tiles whose square, grown by the pad, meets either ring.
+        func touched(_ ring: [[Double]], z: Int, pad: Double) -> Set<[Int]> {
+            let pts = ring.map { IndependentCoverage.tileXY(.init(lon: $0[0], lat: $0[1]), zoom: z) }
+            var s = Set<[Int]>()
+            let x0 = Int((pts.map(\.x).min()! - pad).rounded(.down)), x1 = Int((pts.map(\.x).max()! + pad).rounded(.down))
+            let y0 = Int((pts.map(\.y).min()! - pad).rounded(.down)), y1 = Int((pts.map(\.y).max()! + pad).rounded(.down))
+            for ty in y0...y1 { for tx in x0...x1 {
+                let fx = Double(tx), fy = Double(ty)
+                if IndependentCoverage.clippedArea(pts, minX: fx - pad, minY: fy - pad, maxX: fx + 1 + pad, maxY: fy + 1 + pad) > 0 { s.insert([tx, ty]) }
+            } }
+            return s
+        }
+        var expected = Set<String>()
+        for z in 17...21 {
+            for (pyramid, ext, pad) in [("h/floor_0/png", "png", 0.5 / 256), ("h/floor_0/mvt", "pbf", 80.0 / 4096), ("h/all/mvt", "pbf", 80.0 / 4096)] {
+                for t in touched(oldRing, z: z, pad: pad).union(touched(newRing, z: z, pad: pad)) {
+                    let p = "\(pyramid)/\(z)/\(t[0])/\(t[1]).\(ext)"
+                    if a[p] != nil { expected.insert(p) }
+                }
+            }
+        }
+        XCTAssertEqual(changed.subtracting(expected).sorted(), [], "re-rendered but not touched")
+        XCTAssertEqual(expected.subtracting(changed).sorted(), [], "touched but not re-rendered")
+        XCTAssertGreaterThan(changed.count, 10)
+        try assertEqualToCleanBuild()
+    }
+
+    /// Nordic Books: scripts/make_sample.py names features uuid5(its namespace, "unit/g/shop0").
+    static let shopID = "b66c10fd-eaeb-5633-ad7d-055b33c3cc22"
+
+    func testNameEditChangesOnlyVectorTilesCarryingTheName() throws {
+        try build()
+        let a = try manifest()
+        try editFeatures("unit.geojson") { feats in
+            let i = feats.firstIndex { (($0["properties"] as? [String: Any])?["name"] as? [String: Any])?["en"] as? String == "Restrooms" }!
+            var p = feats[i]["properties"] as! [String: Any]
+            p["name"] = ["en": "Toilets", "de": "WC"]
+            feats[i]["properties"] = p
+        }
+        try build()
+        let b = try manifest()
+        let changed = Set(b.values.filter { a[$0.path]?.key != $0.key }.map(\.path))
+        XCTAssertFalse(changed.isEmpty)
+        XCTAssertTrue(changed.allSatisfy { $0.hasSuffix(".pbf") }, "raster tiles do not draw names: \(changed.filter { $0.hasSuffix(".png") }.prefix(3))")
+        // Exactly the vector tiles that now carry the new name changed.
+        var carrying = Set<String>()
+        for (path, _) in b where path.hasSuffix(".pbf") {
+            let t = try DecodedTile(Array(Data(contentsOf: out.appendingPathComponent(path))))
+            if t.layers.contains(where: { $0.features.contains { $0.properties["name"] == "Toilets" } }) { carrying.insert(path) }
+        }
+        XCTAssertEqual(changed, carrying)
+        try assertEqualToCleanBuild()
+    }
+
+    func testStyleColourChangeRerendersTilesDrawingThatLayerOnly() throws {
+        let style = dir.appendingPathComponent("style.json")
+        func writeStyle(_ rooms: String) throws {
+            try ##"{"id": "t", "version": "1.1", "styles": [{"layer-id": "floor_outlines_[FLOOR]", "fill-color": "#EEEEEE"}, {"layer-id": "floor_walkways_[FLOOR]", "fill-color": "#FFFFFF"}, {"layer-id": "floor_rooms_[FLOOR]", "fill-color": "\##(rooms)", "outline-color": "#806040"}]}"##
+                .write(to: style, atomically: true, encoding: .utf8)
+        }
+        try writeStyle("#FBE5C4")
+        try writeConfig(style: "style.json")
+        try build()
+        let a = try manifest()
+        try writeStyle("#C4E5FB")
+        try build()
+        let b = try manifest()
+        let changedKeys = Set(b.values.filter { a[$0.path]?.key != $0.key }.map(\.path))
+        let changedBytes = Set(b.values.filter { a[$0.path]?.sha256 != $0.sha256 }.map(\.path))
+        XCTAssertFalse(changedKeys.isEmpty)
+        XCTAssertTrue(changedKeys.allSatisfy { $0.hasSuffix(".png") }, "the style does not reach vector tiles")
+        // No tile whose pixels changed was skipped.
+        XCTAssertEqual(changedBytes.subtracting(changedKeys).sorted(), [], "bytes changed, not re-rendered")
+        // Re-rendered: every tile the rooms layer draws in (fill, or its outline within half a pixel), and no other.
+        var reader = IMDFReader()
+        let v = try reader.read(path: venue.path)
+        var expected = Set<String>()
+        for floor in Floor.group(v.levels) {
+            let ids = Set(floor.levels.map(\.id))
+            let rooms = v.features.filter { $0.featureClass == .room && $0.levelID.map(ids.contains) == true }
+            for z in 17...21 {
+                for room in rooms {
+                    for poly in room.geometry.polygons {
+                        let pts = poly.exterior.map { IndependentCoverage.tileXY($0, zoom: z) }
+                        let pad = 0.5 / 256
+                        for ty in Int((pts.map(\.y).min()! - pad).rounded(.down))...Int((pts.map(\.y).max()! + pad).rounded(.down)) {
+                            for tx in Int((pts.map(\.x).min()! - pad).rounded(.down))...Int((pts.map(\.x).max()! + pad).rounded(.down)) {
+                                let area = IndependentCoverage.clippedArea(pts, minX: Double(tx) - pad, minY: Double(ty) - pad,
+                                                                           maxX: Double(tx + 1) + pad, maxY: Double(ty + 1) + pad)
+                                let p = "h/\(floor.id)/png/\(z)/\(tx)/\(ty).png"
+                                if area > 0, a[p] != nil { expected.insert(p) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        XCTAssertEqual(changedKeys.subtracting(expected).sorted(), [], "re-rendered without drawing a room")
+        XCTAssertEqual(expected.subtracting(changedKeys).sorted(), [], "draws a room, not re-rendered")
+        try assertEqualToCleanBuild()
+    }
+
+    func testRemovingAFloorRemovesItsTree() throws {
+        try build()
+        XCTAssertTrue(try manifest().keys.contains { $0.hasPrefix("h/floor_1/") })
+        try editFeatures("level.geojson") { feats in
+            feats.removeAll { (($0["properties"] as? [String: Any])?["ordinal"] as? Int) == 1 }
+        }
+        let r = try build()
+        XCTAssertTrue(r.stderr.contains("names no level"))
+        XCTAssertFalse(try manifest().keys.contains { $0.hasPrefix("h/floor_1/") })
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out.appendingPathComponent("h/floor_1").path))
+        try assertEqualToCleanBuild()
+    }
+
+    func testDryRunChangesNothing() throws {
+        try build()
+        try editFeatures("unit.geojson") { feats in feats.removeLast() }
+        let before = CLI.snapshot(out)
+        let r = try build(["--dry-run"])
+        XCTAssertEqual(CLI.snapshot(out), before)
+        XCTAssertTrue(r.stdout.contains("h/floor_1/png z21: render "), r.stdout)
+        XCTAssertTrue(r.stdout.contains("dry run: would render"), r.stdout)
+        XCTAssertGreaterThan(rendered(try build()), 0)
+    }
+
+    func testKilledBuildIsFinishedByTheNext() throws {
+        try writeConfig(maxZoom: 22)
+        try build()
+        try editFeatures("unit.geojson") { feats in feats.removeAll { ($0["properties"] as? [String: Any])?["category"] as? String == "walkway" } }
+        for delay in [0.4, 0.9, 1.5] {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: CLI.binary)
+            p.arguments = ["build", "--config", config.path, "-q", "--force"]
+            p.standardOutput = Pipe(); p.standardError = Pipe()
+            try p.run()
+            Thread.sleep(forTimeInterval: delay)
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+            // Whatever was killed, the output is readable: the manifest is whole.
+            XCTAssertNoThrow(try manifest())
+        }
+        try build()
+        try assertEqualToCleanBuild()
+        let v = try CLI.run(["verify", "--config", config.path])
+        XCTAssertEqual(v.status, 0, v.stdout)
+    }
+
+    func testSecondBuildIntoTheSameFolderIsRefused() throws {
+        try build()
+        let lock = out.appendingPathComponent(".venuetiles.lock").path
+        let fd = open(lock, O_RDWR | O_CREAT, 0o644)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        XCTAssertEqual(flock(fd, LOCK_EX | LOCK_NB), 0)
+        let before = CLI.snapshot(out)
+        let r = try build(["--force"], expect: 4)
+        XCTAssertTrue(r.stderr.contains("another venuetiles build"), r.stderr)
+        XCTAssertEqual(CLI.snapshot(out).filter { $0.key != ".venuetiles.lock" }, before.filter { $0.key != ".venuetiles.lock" })
+        close(fd)
+        try build()
+    }
+
+    func testVerifyAndClean() throws {
+        try build()
+        let paths = try manifest().keys.sorted()
+        try Data("x".utf8).write(to: out.appendingPathComponent(paths[0]))
+        try FileManager.default.removeItem(at: out.appendingPathComponent(paths[1]))
+        try Data().write(to: out.appendingPathComponent("h/stray.bin"))
+        let v = try CLI.run(["verify", "--config", config.path])
+        XCTAssertEqual(v.status, 1)
+        XCTAssertTrue(v.stdout.contains("altered: \(paths[0])"), v.stdout)
+        XCTAssertTrue(v.stdout.contains("missing: \(paths[1])"), v.stdout)
+        XCTAssertTrue(v.stdout.contains("unexpected: h/stray.bin"), v.stdout)
+        // The next build repairs both tiles (the stray file is not ours to delete).
+        XCTAssertEqual(rendered(try build()), 2)
+        let c = try CLI.run(["clean", "--config", config.path])
+        XCTAssertEqual(c.status, 0, c.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out.path))
+        // A folder that is not venuetiles output is left alone.
+        let other = dir.appendingPathComponent("precious")
+        try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
+        try Data("keep".utf8).write(to: other.appendingPathComponent("notes.txt"))
+        XCTAssertEqual(try CLI.run(["clean", "--output", other.path]).status, 3)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: other.appendingPathComponent("notes.txt").path))
+    }
+
+    /// The incremental output equals a clean `--force` build of the same input, byte for byte.
+    func assertEqualToCleanBuild(file: StaticString = #filePath, line: UInt = #line) throws {
+        let clean = dir.appendingPathComponent("clean-\(UUID().uuidString)")
+        let r = try CLI.run(["build", "--config", config.path, "-q", "--force", "--output", clean.path])
+        XCTAssertEqual(r.status, 0, r.stderr, file: file, line: line)
+        XCTAssertEqual(try Data(contentsOf: out.appendingPathComponent("manifest.json")),
+                       try Data(contentsOf: clean.appendingPathComponent("manifest.json")), "manifests differ", file: file, line: line)
+        func files(_ root: URL) -> [String: String] { CLI.snapshot(root).filter { !$0.key.hasPrefix(".venuetiles") }.mapValues { String($0.prefix(64)) } }
+        XCTAssertEqual(files(out), files(clean), "trees differ", file: file, line: line)
+    }
+}
