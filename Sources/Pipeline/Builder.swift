@@ -45,6 +45,31 @@ public struct BuildSummary: Sendable {
     public var output = ""
     /// For --dry-run: one line per pyramid and zoom.
     public var report: [String] = []
+    /// Wall and CPU seconds per stage, in the order they ran.
+    public var timings: [(stage: String, wall: Double, cpu: Double)] = []
+}
+
+/// Measures stages: wall clock and the process's CPU time (all threads).
+struct StageClock {
+    private var wall = StageClock.now(CLOCK_MONOTONIC)
+    private var cpu = StageClock.now(CLOCK_PROCESS_CPUTIME_ID)
+
+    static func now(_ clock: clockid_t) -> Double {
+        var t = timespec()
+        clock_gettime(clock, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+
+    /// Records the time since the last lap under `stage`.
+    mutating func lap(_ stage: String, into summary: inout BuildSummary) {
+        let w = StageClock.now(CLOCK_MONOTONIC), c = StageClock.now(CLOCK_PROCESS_CPUTIME_ID)
+        if let i = summary.timings.firstIndex(where: { $0.stage == stage }) {
+            summary.timings[i].wall += w - wall; summary.timings[i].cpu += c - cpu
+        } else {
+            summary.timings.append((stage, w - wall, c - cpu))
+        }
+        wall = w; cpu = c
+    }
 }
 
 /// Runs the stages: Load → Prepare → Plan (keys, diff) → Render → Store → Manifest.
@@ -78,6 +103,7 @@ public final class Builder {
     public func run() throws -> BuildSummary {
         let start = Date()
         var summary = BuildSummary()
+        var clock = StageClock()
         let outputDir = options.output ?? config.output
         summary.output = outputDir
         let zooms = Array(config.minZoom...config.maxZoom)
@@ -96,8 +122,11 @@ public final class Builder {
             loaded.append(l)
         }
 
+        clock.lap("load", into: &summary)
+
         // Prepare and plan.
         let venues = loaded.map { Prepare.run(sourceID: $0.sourceID, venue: $0.venue, style: style) }
+        clock.lap("prepare", into: &summary)
         let pyramids = plan(venues, zooms: zooms)
         var jobs = [Job]()
         for (pi, p) in pyramids.enumerated() {
@@ -111,18 +140,23 @@ public final class Builder {
             return "\(p.directory)/\(t.z)/\(t.x)/\(t.y).\(config.tilesets[p.tileset].fileExtension)"
         }
 
+        let paths = jobs.map(tilePath)
+        clock.lap("plan", into: &summary)
+
         // Input keys, and the diff against the last build.
         let keys = inputKeys(jobs, pyramids)
+        clock.lap("keys", into: &summary)
         let store = TileStore(root: outputDir)
         let previous = Manifest.load(from: outputDir)
+        clock.lap("read manifest", into: &summary)
         let reusable = options.force ? nil : previous.flatMap { $0.generator.version == Generator.version ? $0 : nil }
         let prevTiles = Dictionary((reusable?.tiles ?? []).map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
         let prevBlank = Dictionary((reusable?.blank_tiles ?? []).map { ($0.path, $0.key) }, uniquingKeysWith: { a, _ in a })
         let manifestTime = store.fileStatus(Manifest.fileName)?.mtime
         var decisions = [Decision](repeating: .render, count: jobs.count)
         var fileIntact = [Bool](repeating: false, count: jobs.count)
-        for (i, job) in jobs.enumerated() {
-            let path = tilePath(job)
+        for i in jobs.indices {
+            let path = paths[i]
             if let e = prevTiles[path], e.key == keys[i] {
                 fileIntact[i] = intact(e, store, manifestTime)
                 if fileIntact[i] { decisions[i] = .reuse }
@@ -133,12 +167,13 @@ public final class Builder {
             }
         }
         let toRender = jobs.indices.filter { decisions[$0] == .render }
+        clock.lap("diff", into: &summary)
         summary.reused = jobs.count - toRender.count
         log("plan: \(jobs.count) tiles in \(pyramids.count) pyramids, zooms \(config.minZoom)–\(config.maxZoom): \(toRender.count) to render, \(summary.reused) unchanged")
 
         let intentPath = store.path(TileStore.intentName)
         let crashed = FileManager.default.contents(atPath: intentPath).map { String(decoding: $0, as: UTF8.self).split(separator: "\n").map(String.init) } ?? []
-        let plannedPaths = Set(jobs.map(tilePath))
+        let plannedPaths = Set(paths)
         let known = (previous?.tiles ?? []).map(\.path) + (previous?.files ?? []).map(\.path) + crashed
         let stale = Set(known).subtracting(plannedPaths).subtracting(pyramids.map { $0.directory + "/tilejson.json" })
 
@@ -175,8 +210,8 @@ public final class Builder {
         var blanks = [Manifest.BlankEntry?](repeating: nil, count: jobs.count)
         for i in jobs.indices {
             switch decisions[i] {
-            case .reuse: entries[i] = prevTiles[tilePath(jobs[i])]
-            case .reuseBlank: blanks[i] = Manifest.BlankEntry(path: tilePath(jobs[i]), key: keys[i])
+            case .reuse: entries[i] = prevTiles[paths[i]]
+            case .reuseBlank: blanks[i] = Manifest.BlankEntry(path: paths[i], key: keys[i])
             case .render: break
             }
         }
@@ -198,10 +233,11 @@ public final class Builder {
                     }
                 }
             }
+            clock.lap("render+encode", into: &summary)
             // One writer, in plan order.
             for (i, slot) in slots.enumerated() {
                 let ji = toRender[base + i]
-                let path = tilePath(jobs[ji])
+                let path = paths[ji]
                 summary.rendered += 1
                 guard let r = try slot.get() else {
                     blanks[ji] = Manifest.BlankEntry(path: path, key: keys[ji])
@@ -216,6 +252,7 @@ public final class Builder {
                 }
                 entries[ji] = Manifest.TileEntry(path: path, sha256: r.hash, bytes: r.data.count, key: keys[ji])
             }
+            clock.lap("write", into: &summary)
             done += n
             if Date().timeIntervalSince(lastReport) > 2 || done == toRender.count {
                 let el = Date().timeIntervalSince(start)
@@ -250,22 +287,27 @@ public final class Builder {
         }
         if config.baseURL == nil { log("notice: no base_url in \(config.file): TileJSON tile URLs are relative to the output folder") }
 
-        // Files the previous build wrote that this one does not produce.
-        let keep = Set(entries.compactMap { $0?.path }).union(files.map(\.path))
-        for path in Set(known).subtracting(keep).sorted() where store.fileStatus(path) != nil {
+        // Files the previous build wrote that this one does not produce (blank tiles
+        // that used to have a file were removed as they were found).
+        let written = Set(files.map(\.path))
+        let previousTileJSON = (previous?.files ?? []).map(\.path).filter { !written.contains($0) }
+        for path in (Array(stale) + previousTileJSON).sorted() where store.fileStatus(path) != nil {
             store.remove(path)
             summary.deleted += 1
         }
+
+        clock.lap("tilejson+delete", into: &summary)
 
         // Manifest, last.
         let manifest = Manifest(generator: .init(name: Generator.name, version: Generator.version),
                                 venues: venueEntries(venues, loaded, pyramids, zooms, counts, bytes, blankCounts, perZoom, tilejsonPaths),
                                 tiles: entries.compactMap { $0 }, files: files, blank_tiles: blanks.compactMap { $0 })
-        let data = try manifest.encoded()
-        if changedFiles > 0 || summary.deleted > 0 || store.read(Manifest.fileName) != data {
-            try store.write(Manifest.fileName, data)
+        // Unchanged (a no-op build): leave the file, and its mtime, alone.
+        if changedFiles > 0 || summary.deleted > 0 || previous != manifest || !crashed.isEmpty {
+            try store.write(Manifest.fileName, try manifest.encoded())
         }
         if !nothingToDo { store.remove(TileStore.intentName) }
+        clock.lap("manifest", into: &summary)
         summary.tilesWritten = counts.reduce(0, +)
         summary.bytes = bytes.reduce(0, +)
         summary.blankSkipped = blankCounts.reduce(0, +)

@@ -82,6 +82,9 @@ struct Build: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Print only warnings, errors and the summary line.")
     var quiet = false
 
+    @Flag(help: "Print wall and CPU time per stage (load, prepare, plan, keys, diff, render+encode, write, manifest) and tiles/s.")
+    var timings = false
+
     func validate() throws {
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
     }
@@ -102,6 +105,16 @@ struct Build: ParsableCommand {
             summary.report.forEach { print($0) }
             print("dry run: would render \(summary.rendered) tiles, reuse \(summary.reused), delete \(summary.deleted) files in \(summary.output); nothing changed")
             return
+        }
+        if timings {
+            for t in summary.timings {
+                let line = "timing: " + t.stage.padding(toLength: 16, withPad: " ", startingAt: 0) + String(format: " wall %8.3f s  cpu %8.3f s\n", t.wall, t.cpu)
+                FileHandle.standardError.write(Data(line.utf8))
+            }
+            let renderWall = summary.timings.first { $0.stage == "render+encode" }?.wall ?? 0
+            FileHandle.standardError.write(Data(String(format: "timing: %d tiles rendered, %.0f tiles/s while rendering, %.0f tiles/s overall\n",
+                                                       summary.rendered, Double(summary.rendered) / max(renderWall, 1e-9),
+                                                       Double(summary.rendered) / max(summary.seconds, 1e-9)).utf8))
         }
         print(String(format: "built %d tiles (%.1f MB) into %@ in %.2f s: %d rendered, %d reused, %d deleted; %d blank tiles skipped, %d warnings",
                      summary.tilesWritten, Double(summary.bytes) / 1e6, summary.output, summary.seconds,
