@@ -30,7 +30,7 @@ let package = Package(
         // Style spec: layer ids, parsing, default style.
         .target(name: "Styling", dependencies: ["VenueModel"]),
         // Cairo raster renderer and PNG encoding.
-        .target(name: "Rendering", dependencies: ["VenueModel", "TileGeometry", "Styling", "CCairo"]),
+        .target(name: "Rendering", dependencies: ["VenueModel", "TileGeometry", "Styling", "CCairo", "CZlib"]),
         // Config, floors, plan, render stage, tile store, manifest.
         .target(name: "Pipeline", dependencies: [
             "VenueModel", "VenueFormats", "TileGeometry", "Styling", "Rendering", "CZlib",

@@ -35,6 +35,10 @@ public final class TileRenderer {
     public let tileSize: Int
     private let surface: ImageSurface
     private let cr: CairoContext
+    private let encoder = PNGEncoder()
+    /// Encoded solid-colour tiles by pixel value: at z22–23 most tiles lie wholly
+    /// inside one room and are the same image, encoded once per worker.
+    private var solid = [UInt32: Data]()
 
     public init(scale: Int) throws {
         precondition(scale >= 1 && scale <= 4, "scale \(scale) out of range 1...4")
@@ -47,8 +51,27 @@ public final class TileRenderer {
     /// Draws `indices` of `items` (already in drawing order) into `tile`.
     public func render(tile: TileID, items: [DrawItem], indices: [Int32]) throws -> RenderedTile {
         try draw(tile: tile, items: items, indices: indices)
-        if isTransparent() { return .transparent }
-        return .png(try surface.pngData())
+        let size = tileSize, stride = surface.stride
+        return try surface.withPixels { px -> RenderedTile in
+            if let only = TileRenderer.singleColor(px, size: size, rowWords: stride / 4) {
+                if only == 0 { return .transparent }
+                if let d = solid[only] { return .png(d) }
+                let d = try encoder.encode(pixels: px, width: size, height: size, stride: stride)
+                solid[only] = d
+                return .png(d)
+            }
+            return .png(try encoder.encode(pixels: px, width: size, height: size, stride: stride))
+        }
+    }
+
+    /// The pixel value when every pixel has it, else nil.
+    static func singleColor(_ px: UnsafeBufferPointer<UInt32>, size: Int, rowWords: Int) -> UInt32? {
+        let first = px[0]
+        for y in 0..<size {
+            let row = y * rowWords
+            for x in 0..<size where px[row + x] != first { return nil }
+        }
+        return first
     }
 
     /// Draws into the renderer's surface without encoding (tests read pixels from `surface`).
@@ -119,16 +142,5 @@ public final class TileRenderer {
 
     private func set(_ c: Color) {
         cr.setColor(r: Double(c.r) / 255, g: Double(c.g) / 255, b: Double(c.b) / 255, a: Double(c.a) / 255)
-    }
-
-    private func isTransparent() -> Bool {
-        let rowWords = surface.stride / 4
-        return surface.withPixels { px in
-            for y in 0..<tileSize {
-                let row = y * rowWords
-                for x in 0..<tileSize where px[row + x] != 0 { return false }
-            }
-            return true
-        }
     }
 }

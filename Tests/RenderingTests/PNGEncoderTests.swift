@@ -1,0 +1,55 @@
+import Rendering
+import XCTest
+
+/// The PNG encoder against Cairo's own PNG reader (libpng): every pixel of
+/// every kind of image comes back as Cairo holds it.
+final class PNGEncoderTests: XCTestCase {
+    struct Mismatch: Error {}
+
+    func roundTrip(colors: Int, opaque: Bool, size: Int = 64, seed: UInt64, file: StaticString = #filePath, line: UInt = #line) throws -> Data {
+        var rng = CoverageTests_SeededRandom(state: seed)
+        // Premultiplied ARGB values, as Cairo stores them.
+        let palette: [UInt32] = (0..<colors).map { _ in
+            let a: UInt32 = opaque ? 255 : UInt32(rng.next() % 256)
+            func c() -> UInt32 { UInt32(rng.next() % 256) * a / 255 }
+            return a << 24 | c() << 16 | c() << 8 | c()
+        }
+        let stride = size * 4 + 16   // rows padded, as Cairo may pad them
+        var pixels = [UInt32](repeating: 0xDEAD_BEEF, count: stride / 4 * size)
+        for y in 0..<size { for x in 0..<size { pixels[y * stride / 4 + x] = palette[Int(rng.next() % UInt64(colors))] } }
+        let data = try pixels.withUnsafeBufferPointer { try PNGEncoder().encode(pixels: $0, width: size, height: size, stride: stride) }
+        let back = try ImageSurface.decodePNG(data)
+        XCTAssertEqual(back.width, size, file: file, line: line)
+        for y in 0..<size {
+            for x in 0..<size {
+                let want = pixels[y * stride / 4 + x], got = back.pixel(x: x, y: y)
+                // Zero alpha carries no colour; otherwise un- and re-premultiplying is exact.
+                if want >> 24 == 0 { XCTAssertEqual(got >> 24, 0, file: file, line: line) }
+                else if got != want {
+                    XCTFail("(\(x), \(y)): \(String(want, radix: 16)) came back as \(String(got, radix: 16))", file: file, line: line)
+                    throw Mismatch()
+                }
+            }
+        }
+        return data
+    }
+
+    func colorType(_ d: Data) -> (depth: UInt8, type: UInt8) { (d[24], d[25]) }
+
+    func testIndexedDepthsAndTruecolour() throws {
+        XCTAssertEqual(colorType(try roundTrip(colors: 1, opaque: true, seed: 1)).depth, 1)
+        XCTAssertEqual(colorType(try roundTrip(colors: 2, opaque: false, seed: 2)).depth, 1)
+        XCTAssertEqual(colorType(try roundTrip(colors: 4, opaque: false, seed: 3)).depth, 2)
+        XCTAssertEqual(colorType(try roundTrip(colors: 13, opaque: true, seed: 4)).depth, 4)
+        let indexed = colorType(try roundTrip(colors: 256, opaque: false, seed: 5))
+        XCTAssertEqual(indexed.type, 3); XCTAssertEqual(indexed.depth, 8)
+        XCTAssertEqual(colorType(try roundTrip(colors: 300, opaque: true, seed: 6)).type, 2)    // RGB
+        XCTAssertEqual(colorType(try roundTrip(colors: 2000, opaque: false, seed: 7)).type, 6)  // RGBA
+        // Odd widths pack the last byte of each row.
+        _ = try roundTrip(colors: 3, opaque: false, size: 37, seed: 8)
+    }
+
+    func testDeterministic() throws {
+        XCTAssertEqual(try roundTrip(colors: 40, opaque: false, seed: 9), try roundTrip(colors: 40, opaque: false, seed: 9))
+    }
+}
