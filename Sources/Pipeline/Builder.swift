@@ -96,7 +96,7 @@ public final class Builder {
 
     struct Job { var pyramid: Int32; var plan: Int32; var tile: Int32 }
 
-    struct Rendered { var data: Data; var hash: String; var dropped: Int }
+    typealias Rendered = TileWriter.Rendered
 
     enum Decision { case render, reuse, reuseBlank }
 
@@ -215,14 +215,15 @@ public final class Builder {
             case .render: break
             }
         }
+        let writer = TileWriter(store: store, paths: paths, keys: keys, previous: prevTiles, intact: fileIntact,
+                                entries: entries, blanks: blanks)
         let batchSize = 1024
         var lastReport = Date()
         var done = 0
-        var changedFiles = 0
         while done < toRender.count {
             let base = done
             let n = min(batchSize, toRender.count - done)
-            var slots = [Result<Rendered?, Error>](repeating: .success(nil), count: n)
+            var slots = [Result<TileWriter.Rendered?, Error>](repeating: .success(nil), count: n)
             slots.withUnsafeMutableBufferPointer { out in
                 let out = out
                 DispatchQueue.concurrentPerform(iterations: workers) { w in
@@ -233,33 +234,23 @@ public final class Builder {
                     }
                 }
             }
-            clock.lap("render+encode", into: &summary)
-            // One writer, in plan order.
-            for (i, slot) in slots.enumerated() {
-                let ji = toRender[base + i]
-                let path = paths[ji]
-                summary.rendered += 1
-                guard let r = try slot.get() else {
-                    blanks[ji] = Manifest.BlankEntry(path: path, key: keys[ji])
-                    if store.fileStatus(path) != nil { store.remove(path); changedFiles += 1 }
-                    continue
-                }
-                summary.invalidPolygonsDropped += r.dropped
-                // Same bytes as the file already there: leave it (and its mtime) alone.
-                if !(fileIntact[ji] && prevTiles[path]?.sha256 == r.hash) {
-                    try store.write(path, r.data)
-                    changedFiles += 1
-                }
-                entries[ji] = Manifest.TileEntry(path: path, sha256: r.hash, bytes: r.data.count, key: keys[ji])
-            }
-            clock.lap("write", into: &summary)
+            // One writer, in plan order, writing this batch while the next one renders.
+            try writer.submit((0..<n).map { (toRender[base + $0], slots[$0]) })
             done += n
+            summary.rendered += n
             if Date().timeIntervalSince(lastReport) > 2 || done == toRender.count {
                 let el = Date().timeIntervalSince(start)
                 log("render: \(done)/\(toRender.count) tiles (\(done * 100 / max(toRender.count, 1))%), \(Int(Double(done) / max(el, 0.001))) tiles/s")
                 lastReport = Date()
             }
         }
+        try writer.finish()
+        clock.lap("render+encode", into: &summary)
+        summary.timings.append(("write (overlapped)", writer.busySeconds, 0))
+        entries = writer.entries
+        blanks = writer.blanks
+        var changedFiles = writer.changedFiles
+        summary.invalidPolygonsDropped = writer.invalidDropped
         if summary.invalidPolygonsDropped > 0 {
             log("warning: \(summary.invalidPolygonsDropped) polygon pieces were left out of vector tiles: quantisation to the tile grid made them invalid")
             summary.warnings += 1

@@ -36,6 +36,11 @@ public final class PNGEncoder {
     /// `pixels` holds `height` rows of `stride / 4` premultiplied ARGB words.
     public func encode(pixels: UnsafeBufferPointer<UInt32>, width: Int, height: Int, stride: Int) throws -> Data {
         let rowWords = stride / 4
+        // The hot loops work on locals: touching the instance's arrays per pixel
+        // costs a dynamic exclusivity check each time. Buffers go back for reuse.
+        var palette = self.palette, colors = self.colors, indices = self.indices, raw = self.raw
+        self.palette = [:]; self.colors = []; self.indices = []; self.raw = []
+        defer { self.palette = palette; self.colors = colors; self.indices = indices; self.raw = raw }
         // Collect the palette; give up on it past 256 colours.
         palette.removeAll(keepingCapacity: true)
         colors.removeAll(keepingCapacity: true)
