@@ -18,8 +18,12 @@ public enum Load {
             var r = IMDFReader()
             let v = try r.read(path: s.path)
             return Loaded(sourceID: s.id, venue: v, diagnostics: r.diagnostics.items)
-        case .mvf, .geojson:
-            throw VenueFormatError(file: s.path, problem: "source format \"\(s.format.rawValue)\" is not supported by this version (supported: imdf)")
+        case .geojson:
+            var r = IndoorGeoJSONReader(levelProperty: s.levelProperty ?? "level", categoryProperty: s.categoryProperty)
+            let v = try r.read(path: s.path, venueID: s.id)
+            return Loaded(sourceID: s.id, venue: v, diagnostics: r.diagnostics.items)
+        case .mvf:
+            throw VenueFormatError(file: s.path, problem: "source format \"mvf\" is not supported by this version (supported: imdf, geojson)")
         }
     }
 

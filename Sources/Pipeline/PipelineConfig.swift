@@ -20,6 +20,10 @@ public struct PipelineConfig: Sendable {
         public var format: Format
         /// Absolute path of the folder or zip.
         public var path: String
+        /// geojson: the property holding the floor (default `level`, OSM style).
+        public var levelProperty: String? = nil
+        /// geojson: a property holding an IMDF-like category; default: OSM indoor tags.
+        public var categoryProperty: String? = nil
     }
 
     public struct Tileset: Sendable, Hashable {
@@ -97,7 +101,9 @@ public struct PipelineConfig: Sendable {
         for (i, s) in sourceList.enumerated() {
             let key = "sources[\(i)]"
             guard let o = s as? [String: Any] else { throw fail(key, "expected an object") }
-            try rejectUnknown(o, allowed: ["id", "format", "path"], path: key + ".", fail)
+            let formatName = o["format"] as? String
+            try rejectUnknown(o, allowed: formatName == "geojson" ? ["id", "format", "path", "level_property", "category_property"] : ["id", "format", "path"],
+                              path: key + ".", fail)
             guard let id = try string(o, "id", fail, path: key + ".id"), isURLSafe(id) else {
                 throw fail(key + ".id", "required: a URL-safe id (letters, digits, '-', '_', '.')")
             }
@@ -106,7 +112,9 @@ public struct PipelineConfig: Sendable {
                 throw fail(key + ".format", "required: one of imdf, mvf, geojson")
             }
             guard let p = try string(o, "path", fail, path: key + ".path") else { throw fail(key + ".path", "required: a folder or .zip") }
-            sources.append(Source(id: id, format: format, path: resolve(p)))
+            sources.append(Source(id: id, format: format, path: resolve(p),
+                                  levelProperty: try string(o, "level_property", fail, path: key + ".level_property"),
+                                  categoryProperty: try string(o, "category_property", fail, path: key + ".category_property")))
         }
 
         var tilesets = [Tileset]()

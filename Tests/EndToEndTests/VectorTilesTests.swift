@@ -9,9 +9,9 @@ final class VectorTilesTests: XCTestCase {
     override func setUpWithError() throws { dir = try CLI.tempDir("mvt") }
     override func tearDownWithError() throws { CLI.removeTree(dir) }
 
-    func build(_ source: URL, tilesets: String, extra: String = "", jobs: Int = 2, out: String = "out", maxZoom: Int = 23) throws -> URL {
+    func build(_ source: URL, tilesets: String, extra: String = "", jobs: Int = 2, out: String = "out", maxZoom: Int = 23, format: String = "imdf") throws -> URL {
         let config = dir.appendingPathComponent("pipeline-\(out).json")
-        try #"{"output": "\#(out)", "base_url": "https://tiles.example.com/v1/", "zoom": {"min": 17, "max": \#(maxZoom)}, "sources": [{"id": "h", "format": "imdf", "path": "\#(source.path)"}], "tilesets": \#(tilesets)\#(extra)}"#
+        try #"{"output": "\#(out)", "base_url": "https://tiles.example.com/v1/", "zoom": {"min": 17, "max": \#(maxZoom)}, "sources": [{"id": "h", "format": "\#(format)", "path": "\#(source.path)"}], "tilesets": \#(tilesets)\#(extra)}"#
             .write(to: config, atomically: true, encoding: .utf8)
         let r = try CLI.run(["build", "--config", config.path, "--jobs", "\(jobs)"])
         XCTAssertEqual(r.status, 0, r.stderr)
@@ -122,12 +122,14 @@ final class VectorTilesTests: XCTestCase {
         try probe.run(); probe.waitUntilExit()
         guard probe.terminationStatus == 0 else { throw XCTSkip("python3 with shapely is needed (scripts/setup installs it)") }
 
-        var sources = [CLI.fixture]
+        var sources = [(CLI.fixture, "imdf", 23)]
+        // The airport's z22–23 (about 60,000 tiles) pass too; the suite checks up to z21 to stay quick.
         let yyj = shared.appendingPathComponent("venues/yyj-victoria-airport-imdf/VictoriaAirport_IMDF")
-        if FileManager.default.fileExists(atPath: yyj.path) { sources.append(yyj) }
-        for (i, s) in sources.enumerated() {
-            // The airport's z22–23 (about 60,000 tiles) pass too; the suite checks up to z21 to stay quick.
-            let out = try build(s, tilesets: #"[{"format": "mvt"}]"#, out: "check\(i)", maxZoom: i == 0 ? 23 : 21)
+        if FileManager.default.fileExists(atPath: yyj.path) { sources.append((yyj, "imdf", 21)) }
+        let caserne = shared.appendingPathComponent("venues/caserne-de-bonne-geojson/caserne.geojson")
+        if FileManager.default.fileExists(atPath: caserne.path) { sources.append((caserne, "geojson", 23)) }
+        for (i, (s, format, maxZoom)) in sources.enumerated() {
+            let out = try build(s, tilesets: #"[{"format": "mvt"}]"#, out: "check\(i)", maxZoom: maxZoom, format: format)
             let p = Process()
             p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             p.arguments = ["python3", checker.path, out.path, "--quiet"]
