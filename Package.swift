@@ -44,7 +44,7 @@ let package = Package(
 
         // Test helpers shared by test targets (an independent MVT decoder).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "TileGeometryTests", dependencies: ["TileGeometry"]),
+        .testTarget(name: "TileGeometryTests", dependencies: ["TileGeometry", "TestSupport"]),
         .testTarget(name: "VenueFormatsTests", dependencies: ["VenueFormats"], resources: [.copy("Fixtures")]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Styling", "VenueModel", "TileGeometry", "TestSupport"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TileGeometry"]),

@@ -85,17 +85,23 @@ public struct Manifest: Codable, Equatable, Sendable {
 
     public static let fileName = "manifest.json"
 
-    public func encoded() throws -> Data {
-        let e = JSONEncoder()
-        e.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        var d = try e.encode(self)
-        d.append(0x0A)
-        return d
-    }
+    public func encoded() throws -> Data { try StableJSON.encode(self) }
 
     /// The manifest in `outputDir`, or nil when there is none or it cannot be read.
     public static func load(from outputDir: String) -> Manifest? {
         guard let d = FileManager.default.contents(atPath: outputDir + "/" + fileName) else { return nil }
         return try? JSONDecoder().decode(Manifest.self, from: d)
+    }
+}
+
+/// JSON the build writes: sorted keys, no timestamps, one trailing newline, so
+/// that the same content always gives the same bytes.
+enum StableJSON {
+    static func encode<T: Encodable>(_ value: T) throws -> Data {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        var d = try e.encode(value)
+        d.append(0x0A)
+        return d
     }
 }

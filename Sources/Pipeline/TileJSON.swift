@@ -27,13 +27,7 @@ public struct TileJSON: Encodable {
     public var format: String
     public var tile_size: Int?
 
-    public func encoded() throws -> Data {
-        let e = JSONEncoder()
-        e.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        var d = try e.encode(self)
-        d.append(0x0A)
-        return d
-    }
+    public func encoded() throws -> Data { try StableJSON.encode(self) }
 
     /// An absolute URL template when a base URL is known, else the template relative to the output root.
     public static func url(base: String?, path: String) -> String {

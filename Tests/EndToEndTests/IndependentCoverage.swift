@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import VenueFormats
 import VenueModel
 
@@ -16,29 +17,7 @@ enum IndependentCoverage {
     }
 
     static func clippedArea(_ ring: [P], minX: Double, minY: Double, maxX: Double, maxY: Double) -> Double {
-        // Work relative to the square's corner: tile coordinates reach 2^23 at z23,
-        // and a shoelace sum of such products would drown small areas in rounding.
-        var pts = ring.map { (x: $0.x - minX, y: $0.y - minY) }
-        let maxX = maxX - minX, maxY = maxY - minY, minX = 0.0, minY = 0.0
-        if pts.count > 1, pts.first! == pts.last! { pts.removeLast() }
-        let inside: [(P) -> Double] = [{ $0.x - minX }, { maxX - $0.x }, { $0.y - minY }, { maxY - $0.y }]
-        for f in inside {
-            guard !pts.isEmpty else { return 0 }
-            var out = [P]()
-            for i in pts.indices {
-                let a = pts[i], b = pts[(i + 1) % pts.count]
-                let da = f(a), db = f(b)
-                if da >= 0 { out.append(a) }
-                if (da >= 0) != (db >= 0) {
-                    let t = da / (da - db)
-                    out.append((a.x + t * (b.x - a.x), a.y + t * (b.y - a.y)))
-                }
-            }
-            pts = out
-        }
-        var s = 0.0
-        for i in pts.indices { let a = pts[i], b = pts[(i + 1) % pts.count]; s += a.x * b.y - b.x * a.y }
-        return abs(s) / 2
+        TestSupport.clippedArea(ring, minX: minX, minY: minY, maxX: maxX, maxY: maxY)
     }
 
     /// Geometries the default style draws on a floor: level outlines and every

@@ -1,4 +1,5 @@
 import Rendering
+import TestSupport
 import XCTest
 
 /// The PNG encoder against Cairo's own PNG reader (libpng): every pixel of
@@ -7,7 +8,7 @@ final class PNGEncoderTests: XCTestCase {
     struct Mismatch: Error {}
 
     func roundTrip(colors: Int, opaque: Bool, size: Int = 64, seed: UInt64, file: StaticString = #filePath, line: UInt = #line) throws -> Data {
-        var rng = CoverageTests_SeededRandom(state: seed)
+        var rng = SeededRandom(state: seed)
         // Premultiplied ARGB values, as Cairo stores them.
         let palette: [UInt32] = (0..<colors).map { _ in
             let a: UInt32 = opaque ? 255 : UInt32(rng.next() % 256)

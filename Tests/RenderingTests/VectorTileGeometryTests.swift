@@ -1,4 +1,5 @@
 import Rendering
+import TestSupport
 import TileGeometry
 import VenueModel
 import XCTest
@@ -17,7 +18,7 @@ final class VectorTileGeometryTests: XCTestCase {
 
     func testZ23CoordinatesComeBackWithinOneUnit() throws {
         // A room with sub-metre detail at z23, where one unit is about 1.2 mm.
-        var rng = CoverageTests_SeededRandom(state: 3)
+        var rng = SeededRandom(state: 3)
         let pts = (0..<50).map { i -> (Double, Double) in
             let a = Double(i) / 50 * 2 * Double.pi
             let r = 1500 + Double(rng.next() % 500)
@@ -90,17 +91,5 @@ final class VectorTileGeometryTests: XCTestCase {
         XCTAssertEqual(r.invalidDropped, 0)
         XCTAssertEqual(rings.count, 2)
         XCTAssertTrue(rings.allSatisfy { signedArea($0) > 0 && PolygonValidity.isSimple([$0]) })
-    }
-}
-
-/// The same generator as the coverage tests (kept here to avoid a test-target dependency).
-struct CoverageTests_SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

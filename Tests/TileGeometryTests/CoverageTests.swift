@@ -1,3 +1,4 @@
+import TestSupport
 import TileGeometry
 import VenueModel
 import XCTest
@@ -7,39 +8,11 @@ import XCTest
 /// clipping, areas summed with holes subtracted). Every tile with a positive
 /// clipped area must be covered; no covered tile may be farther than the pad.
 final class CoverageTests: XCTestCase {
-    struct SeededRandom: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    typealias SeededRandom = TestSupport.SeededRandom
 
-    /// Area of `ring` inside `rect` (Sutherland–Hodgman against each edge).
+    /// Area of `ring` inside `rect`, by the shared reference clipper.
     static func clippedArea(_ ring: [MercatorPoint], _ r: MercatorRect) -> Double {
-        // Relative to the rectangle's corner, so that products stay small and exact enough.
-        let shifted = ring.map { MercatorPoint(x: $0.x - r.minX, y: $0.y - r.minY) }
-        let r = MercatorRect(minX: 0, minY: 0, maxX: r.maxX - r.minX, maxY: r.maxY - r.minY)
-        var pts = shifted.count > 1 && shifted.first == shifted.last ? Array(shifted.dropLast()) : shifted
-        let edges: [(MercatorPoint) -> Double] = [{ $0.x - r.minX }, { r.maxX - $0.x }, { $0.y - r.minY }, { r.maxY - $0.y }]
-        for inside in edges {
-            guard !pts.isEmpty else { break }
-            var out = [MercatorPoint]()
-            for i in pts.indices {
-                let a = pts[i], b = pts[(i + 1) % pts.count]
-                let da = inside(a), db = inside(b)
-                if da >= 0 { out.append(a) }
-                if (da >= 0) != (db >= 0) {
-                    let t = da / (da - db)
-                    out.append(MercatorPoint(x: a.x + t * (b.x - a.x), y: a.y + t * (b.y - a.y)))
-                }
-            }
-            pts = out
-        }
-        return abs(Planar.signedArea(pts + (pts.first.map { [$0] } ?? [])))
+        TestSupport.clippedArea(ring.map { (x: $0.x, y: $0.y) }, minX: r.minX, minY: r.minY, maxX: r.maxX, maxY: r.maxY)
     }
 
     func randomPolygon(_ rng: inout SeededRandom, centre: MercatorPoint, radius: Double) -> [[MercatorPoint]] {

@@ -1,3 +1,4 @@
+import TestSupport
 import TileGeometry
 import XCTest
 
@@ -8,25 +9,10 @@ final class RectClipperTests: XCTestCase {
     typealias P = TileUnitPoint
 
     static func shArea(_ ring: [P], _ r: TileUnitRect) -> Double {
-        var pts = ring
-        let inside: [(P) -> Double] = [{ $0.x - r.minX }, { r.maxX - $0.x }, { $0.y - r.minY }, { r.maxY - $0.y }]
-        for f in inside {
-            guard !pts.isEmpty else { return 0 }
-            var out = [P]()
-            for i in pts.indices {
-                let a = pts[i], b = pts[(i + 1) % pts.count]
-                if f(a) >= 0 { out.append(a) }
-                if (f(a) >= 0) != (f(b) >= 0) {
-                    let t = f(a) / (f(a) - f(b))
-                    out.append(P(x: a.x + t * (b.x - a.x), y: a.y + t * (b.y - a.y)))
-                }
-            }
-            pts = out
-        }
-        return abs(signedArea(pts))
+        clippedArea(ring.map { (x: $0.x, y: $0.y) }, minX: r.minX, minY: r.minY, maxX: r.maxX, maxY: r.maxY)
     }
 
-    func star(_ rng: inout CoverageTests.SeededRandom, cx: Double, cy: Double, radius: Double, n: Int) -> [P] {
+    func star(_ rng: inout SeededRandom, cx: Double, cy: Double, radius: Double, n: Int) -> [P] {
         let step = 2 * Double.pi / Double(n)
         return (0..<n).map { i in
             let a = Double(i) * step + Double.random(in: 0..<(step / 2), using: &rng)
@@ -36,7 +22,7 @@ final class RectClipperTests: XCTestCase {
     }
 
     func testClippingKeepsArea() {
-        var rng = CoverageTests.SeededRandom(state: 7)
+        var rng = SeededRandom(state: 7)
         let rect = TileUnitRect(extent: 4096, buffer: 80)
         for trial in 0..<400 {
             let cx = Double.random(in: -2000...6000, using: &rng), cy = Double.random(in: -2000...6000, using: &rng)
