@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Runs the peers on the same venue, floors and zooms as venuetiles, for scripts/bench.
+
+    bench/peers.py export  IMDF_DIR OUT_DIR            one GeoJSON per floor (ordinal)
+    bench/peers.py ogr2ogr FLOORS_DIR OUT_DIR MINZ MAXZ GDAL's MVT driver, per floor
+    bench/peers.py mapnik  FLOORS_DIR OUT_DIR MANIFEST JOBS
+                                                       Mapnik renders exactly the PNG tiles
+                                                       venuetiles wrote (from its manifest)
+
+Each run prints one line: "<tiles> <seconds>" (export prints the floor count).
+The export is not timed: the peers need GeoJSON while venuetiles reads IMDF
+itself, inside its own timing. Mapnik needs Debian's python3-mapnik
+(/usr/bin/python3); GDAL needs gdal-bin.
+"""
+import json, math, os, subprocess, sys, time
+
+def export(imdf, out):
+    def load(name):
+        p = os.path.join(imdf, name)
+        return json.load(open(p))["features"] if os.path.exists(p) else []
+    levels = {f["id"]: f for f in load("level.geojson")}
+    units = load("unit.geojson")
+    unit_level = {u["id"]: u["properties"].get("level_id") for u in units}
+    floors = {}
+    for lid, l in levels.items():
+        floors.setdefault(l["properties"]["ordinal"], []).append(lid)
+    shared = []
+    for f in load("venue.geojson")[:1] + load("footprint.geojson"):
+        if f.get("geometry"):
+            shared.append({"type": "Feature", "geometry": f["geometry"],
+                           "properties": {"id": f["id"], "category": f["properties"].get("category") or "", "kind": f["feature_type"]}})
+    os.makedirs(out, exist_ok=True)
+    for ordinal, lids in sorted(floors.items()):
+        feats = list(shared)
+        for lid in lids:
+            feats.append({"type": "Feature", "geometry": levels[lid]["geometry"],
+                          "properties": {"id": lid, "category": "level", "kind": "level", "level_id": lid, "ordinal": ordinal}})
+        for name in ["unit.geojson", "fixture.geojson", "kiosk.geojson", "opening.geojson", "amenity.geojson"]:
+            for f in load(name):
+                p = f["properties"]
+                lid = p.get("level_id") or next((unit_level.get(u) for u in p.get("unit_ids") or [] if unit_level.get(u)), None)
+                if lid in lids and f.get("geometry"):
+                    name_en = (p.get("name") or {}).get("en") if isinstance(p.get("name"), dict) else None
+                    feats.append({"type": "Feature", "geometry": f["geometry"],
+                                  "properties": {"id": f["id"], "category": p.get("category") or "", "kind": f["feature_type"],
+                                                 "name": name_en, "level_id": lid, "ordinal": ordinal}})
+        with open(os.path.join(out, f"floor_{ordinal}.geojson"), "w") as fh:
+            json.dump({"type": "FeatureCollection", "features": feats}, fh)
+    print(len(floors))
+
+def count(dirname, exts):
+    return sum(1 for r, _, fs in os.walk(dirname) for f in fs if f.endswith(exts))
+
+def ogr(floors, out, minz, maxz):
+    os.makedirs(out, exist_ok=True)
+    t0 = time.time()
+    for f in sorted(os.listdir(floors)):
+        dst = os.path.join(out, f[:-8])
+        subprocess.run(["ogr2ogr", "-f", "MVT", dst, os.path.join(floors, f), "-dsco", f"MINZOOM={minz}", "-dsco", f"MAXZOOM={maxz}",
+                        "-dsco", "FORMAT=DIRECTORY", "-dsco", "COMPRESS=NO", "-dsco", "EXTENT=4096", "-dsco", "BUFFER=80"],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    print(count(out, (".pbf", ".mvt")), time.time() - t0)
+
+STYLE = """<Map srs="epsg:3857">
+<Style name="poly"><Rule><Filter>[kind] = 'level'</Filter><PolygonSymbolizer fill="#F3F1EC"/><LineSymbolizer stroke="#9C9587" stroke-width="1"/></Rule>
+<Rule><Filter>[kind] = 'unit' or [kind] = 'fixture' or [kind] = 'kiosk'</Filter><PolygonSymbolizer fill="#FBE5C4"/><LineSymbolizer stroke="#D2AE7C" stroke-width="1"/></Rule></Style>
+<Style name="line"><Rule><Filter>[kind] = 'opening'</Filter><LineSymbolizer stroke="#FFFFFF" stroke-width="2"/></Rule></Style>
+<Style name="point"><Rule><Filter>[kind] = 'amenity'</Filter><MarkersSymbolizer fill="#3E7CC4" stroke="#FFFFFF" width="7" height="7" allow-overlap="true"/></Rule></Style>
+</Map>"""
+
+def mapnik_worker(args):
+    floors, out, tiles = args
+    import mapnik
+    maps = {}
+    for fid, z, x, y in tiles:
+        if fid not in maps:
+            m = mapnik.Map(256, 256)
+            mapnik.load_map_from_string(m, STYLE)
+            ordinal = int(fid[len("floor_b"):]) * -1 if fid.startswith("floor_b") else int(fid[len("floor_"):])
+            ds = mapnik.Datasource(type="geojson", file=os.path.join(floors, f"floor_{ordinal}.geojson"))
+            layer = mapnik.Layer(fid, "epsg:4326")
+            layer.datasource = ds
+            for s in ["poly", "line", "point"]:
+                layer.styles.append(s)
+            m.layers.append(layer)
+            m.buffer_size = 8
+            maps[fid] = m
+        m = maps[fid]
+        o = 20037508.342789244
+        span = 2 * o / (1 << z)
+        m.zoom_to_box(mapnik.Box2d(x * span - o, o - (y + 1) * span, (x + 1) * span - o, o - y * span))
+        im = mapnik.Image(256, 256)
+        mapnik.render(m, im)
+        d = os.path.join(out, fid, str(z), str(x))
+        os.makedirs(d, exist_ok=True)
+        im.save(os.path.join(d, f"{y}.png"), "png")
+    return len(tiles)
+
+def run_mapnik(floors, out, manifest, jobs):
+    import multiprocessing
+    m = json.load(open(manifest))
+    tiles = []
+    for t in m["tiles"]:
+        parts = t["path"].split("/")
+        if len(parts) == 6 and parts[2] == "png":
+            tiles.append((parts[1], int(parts[3]), int(parts[4]), int(parts[5][:-4])))
+    chunks = [(floors, out, tiles[i::jobs]) for i in range(jobs)]
+    t0 = time.time()
+    with multiprocessing.Pool(jobs) as pool:
+        n = sum(pool.map(mapnik_worker, chunks))
+    print(n, time.time() - t0)
+
+if __name__ == "__main__":
+    cmd, *a = sys.argv[1:]
+    if cmd == "export": export(*a)
+    elif cmd == "ogr2ogr": ogr(a[0], a[1], int(a[2]), int(a[3]))
+    elif cmd == "mapnik": run_mapnik(a[0], a[1], a[2], int(a[3]))
+    else: sys.exit(__doc__)
