@@ -36,6 +36,8 @@ let package = Package(
             "VenueModel", "VenueFormats", "TileGeometry", "Styling", "Rendering", "CZlib",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
+        // Benchmark of the triangulator (scripts/bench_triangulation.py runs it beside mapbox-earcut).
+        .executableTarget(name: "triangulation-bench", dependencies: ["TileGeometry"], path: "Benchmarks/TriangulationBench"),
         // Thin CLI over Pipeline.
         .executableTarget(name: "venuetiles", dependencies: [
             "Pipeline",
@@ -48,6 +50,6 @@ let package = Package(
         .testTarget(name: "VenueFormatsTests", dependencies: ["VenueFormats"], resources: [.copy("Fixtures")]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Styling", "VenueModel", "TileGeometry", "TestSupport"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TileGeometry"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["venuetiles", "VenueFormats", "VenueModel", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "EndToEndTests", dependencies: ["venuetiles", "VenueFormats", "VenueModel", "TileGeometry", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
     ]
 )

@@ -278,6 +278,39 @@ public final class Builder {
         }
         if config.baseURL == nil { log("notice: no base_url in \(config.file): TileJSON tile URLs are relative to the output folder") }
 
+        // glTF meshes: one per floor, and the floors stacked in one per venue.
+        var meshEntries = [Int: Manifest.MeshEntry]()
+        if let mesh = config.mesh {
+            for (vi, v) in venues.enumerated() {
+                let origin = v.venue.displayPoint ?? v.bounds.center
+                let frame = LocalFrame(origin: origin)
+                let extras: [String: Any] = ["origin": ["lon": origin.lon, "lat": origin.lat, "height": 0.0],
+                                             "frame": "ENU metres around origin: +X east, +Y up, +Z south",
+                                             "venue": v.sourceID]
+                var floorFiles = [String: String]()
+                var stacked = [MeshNode]()
+                for f in v.floors {
+                    let node = MeshBuild.floorNode(f, venue: v.venue, frame: frame, style: style, options: mesh)
+                    let data = try GLBWriter.encode(nodes: [node], generator: "\(Generator.name) \(Generator.version)",
+                                                    extras: extras.merging(["floor": f.id, "ordinal": f.floor.ordinal]) { a, _ in a })
+                    let rel = "\(v.sourceID)/\(f.id)/mesh.glb"
+                    if store.read(rel) != data { try store.write(rel, data); changedFiles += 1 }
+                    files.append(Manifest.TileEntry(path: rel, sha256: SHA256.hash(data: data).hex, bytes: data.count))
+                    floorFiles[f.id] = rel
+                    var lifted = node
+                    lifted.translation = (0, Double(f.floor.ordinal) * mesh.floorHeight, 0)
+                    stacked.append(lifted)
+                }
+                let data = try GLBWriter.encode(nodes: stacked, generator: "\(Generator.name) \(Generator.version)",
+                                                extras: extras.merging(["floor_height": mesh.floorHeight]) { a, _ in a })
+                let rel = "\(v.sourceID)/venue.glb"
+                if store.read(rel) != data { try store.write(rel, data); changedFiles += 1 }
+                files.append(Manifest.TileEntry(path: rel, sha256: SHA256.hash(data: data).hex, bytes: data.count))
+                meshEntries[vi] = Manifest.MeshEntry(origin: [origin.lon, origin.lat, 0], floor_height: mesh.floorHeight,
+                                                     venue: rel, floors: floorFiles)
+            }
+        }
+
         // Files the previous build wrote that this one does not produce (blank tiles
         // that used to have a file were removed as they were found).
         let written = Set(files.map(\.path))
@@ -291,7 +324,7 @@ public final class Builder {
 
         // Manifest, last.
         let manifest = Manifest(generator: .init(name: Generator.name, version: Generator.version),
-                                venues: venueEntries(venues, loaded, pyramids, zooms, counts, bytes, blankCounts, perZoom, tilejsonPaths),
+                                venues: venueEntries(venues, loaded, pyramids, zooms, counts, bytes, blankCounts, perZoom, tilejsonPaths, meshEntries),
                                 tiles: entries.compactMap { $0 }, files: files, blank_tiles: blanks.compactMap { $0 })
         // Unchanged (a no-op build): leave the file, and its mtime, alone.
         if changedFiles > 0 || summary.deleted > 0 || previous != manifest || !crashed.isEmpty {
@@ -443,7 +476,7 @@ public final class Builder {
 
     func venueEntries(_ venues: [PreparedVenue], _ loaded: [Load.Loaded], _ pyramids: [Pyramid], _ zooms: [Int],
                       _ counts: [Int], _ bytes: [Int], _ blanks: [Int], _ perZoom: [[Int]],
-                      _ tilejsonPaths: [Int: [String]]) -> [Manifest.VenueEntry] {
+                      _ tilejsonPaths: [Int: [String]], _ meshes: [Int: Manifest.MeshEntry]) -> [Manifest.VenueEntry] {
         var out = [Manifest.VenueEntry]()
         for (vi, v) in venues.enumerated() {
             let lang = v.venue.language
@@ -478,7 +511,7 @@ public final class Builder {
             let warnings = loaded[vi].diagnostics.filter { $0.kind == .warning }.count
             out.append(Manifest.VenueEntry(id: v.venue.id, source_id: v.sourceID, name: v.venue.name.text(preferring: lang),
                                            center: [center.lon, center.lat], bounds: [b.west, b.south, b.east, b.north],
-                                           floors: floors, tilesets: tilesets, warnings: warnings))
+                                           floors: floors, tilesets: tilesets, warnings: warnings, mesh: meshes[vi]))
         }
         return out
     }

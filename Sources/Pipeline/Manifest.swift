@@ -55,6 +55,16 @@ public struct Manifest: Codable, Equatable, Sendable {
         public var floors: [FloorEntry]
         public var tilesets: [TilesetEntry]
         public var warnings: Int
+        /// glTF meshes: the origin of their East-North-Up frame and the files.
+        public var mesh: MeshEntry?
+    }
+
+    public struct MeshEntry: Codable, Equatable, Sendable {
+        /// [lon, lat, ellipsoid height]: glTF +X east, +Y up, +Z south, metres from here.
+        public var origin: [Double]
+        public var floor_height: Double
+        public var venue: String
+        public var floors: [String: String]
     }
 
     public struct TileEntry: Codable, Equatable, Sendable {

@@ -55,6 +55,8 @@ public struct PipelineConfig: Sendable {
     public var tilesets: [Tileset]
     /// Absolute path of the style document, nil for the built-in style.
     public var style: String?
+    /// glTF meshes per floor and per venue, when asked for.
+    public var mesh: MeshOptions?
 
     public static let defaultZoom = (min: 17, max: 23)
 
@@ -72,7 +74,7 @@ public struct PipelineConfig: Sendable {
             throw fail(nil, "malformed JSON: \((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)")")
         }
         guard let root = any as? [String: Any] else { throw fail(nil, "expected a JSON object") }
-        try rejectUnknown(root, allowed: ["output", "base_url", "zoom", "sources", "tilesets", "style"], path: "", fail)
+        try rejectUnknown(root, allowed: ["output", "base_url", "zoom", "sources", "tilesets", "style", "mesh"], path: "", fail)
 
         let base = URL(fileURLWithPath: file).deletingLastPathComponent()
         func resolve(_ p: String) -> String {
@@ -170,8 +172,32 @@ public struct PipelineConfig: Sendable {
         }
 
         let style = try string(root, "style", fail).map(resolve)
+        var mesh: MeshOptions? = nil
+        switch root["mesh"] {
+        case nil: break
+        case let b as Bool where root["mesh"] is Bool: mesh = b ? MeshOptions() : nil
+        case let o as [String: Any]:
+            try rejectUnknown(o, allowed: ["floor_height", "heights"], path: "mesh.", fail)
+            var m = MeshOptions()
+            if let v = o["floor_height"] {
+                guard let n = v as? NSNumber, !(v is Bool), n.doubleValue > 0, n.doubleValue < 1000 else { throw fail("mesh.floor_height", "expected metres, more than 0") }
+                m.floorHeight = n.doubleValue
+            }
+            if let v = o["heights"] {
+                guard let h = v as? [String: Any] else { throw fail("mesh.heights", "expected an object: feature class → metres") }
+                for (k, x) in h {
+                    guard MeshOptions.defaultHeights[k] != nil else {
+                        throw fail("mesh.heights.\(k)", "unknown feature class (known: \(MeshOptions.defaultHeights.keys.sorted().joined(separator: ", ")))")
+                    }
+                    guard let n = x as? NSNumber, !(x is Bool), n.doubleValue >= 0, n.doubleValue < 1000 else { throw fail("mesh.heights.\(k)", "expected metres, 0 or more") }
+                    m.heights[k] = n.doubleValue
+                }
+            }
+            mesh = m
+        default: throw fail("mesh", "expected true, false or {\"floor_height\": …, \"heights\": {…}}")
+        }
         return PipelineConfig(file: file, output: resolve(output), baseURL: baseURL, minZoom: minZoom, maxZoom: maxZoom,
-                              sources: sources, tilesets: tilesets, style: style)
+                              sources: sources, tilesets: tilesets, style: style, mesh: mesh)
     }
 
     static func isURLSafe(_ s: String) -> Bool {

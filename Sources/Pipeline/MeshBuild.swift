@@ -1,0 +1,93 @@
+import Foundation
+import Rendering
+import Styling
+import TileGeometry
+import VenueModel
+
+/// Mesh output options (pipeline.json `"mesh"`).
+public struct MeshOptions: Sendable, Equatable {
+    /// Vertical distance between floors in the venue mesh, metres.
+    public var floorHeight = 4.5
+    /// Extrusion height per feature class, metres; 0 draws a flat face.
+    public var heights: [String: Double] = MeshOptions.defaultHeights
+
+    public static let defaultHeights: [String: Double] = [
+        "room": 3.0, "restroom": 3.0, "elevator": 3.0, "nonPublic": 3.0, "otherRoom": 3.0,
+        "stairs": 1.2, "fixture": 1.0, "water": 0.1, "walkway": 0.02, "openToBelow": 0,
+        "levelOutline": 0,
+    ]
+
+    public init() {}
+}
+
+/// Builds the per-floor and venue meshes: floor slabs, units extruded to a
+/// height per class with walls along their outlines, colours from the style.
+/// Coordinates: a local East-North-Up frame in metres around the venue origin,
+/// written in glTF's axes (+X east, +Y up, +Z south).
+enum MeshBuild {
+    static func floorNode(_ pf: PreparedFloor, venue: Venue, frame: LocalFrame, style: Style, options: MeshOptions,
+                          translation: (Double, Double, Double) = (0, 0, 0)) -> MeshNode {
+        let levelIDs = Set(pf.floor.levels.map(\.id))
+        var feats = pf.floor.levels.compactMap { l in
+            l.geometry.map { Feature(id: l.id, featureClass: .levelOutline, category: l.category, levelID: l.id, geometry: $0) }
+        }
+        feats += venue.features.filter { $0.levelID.map(levelIDs.contains) == true && $0.geometry.isAreal }
+        var prims = [String: MeshPrimitive]()
+        var order = [String]()
+        for f in feats {
+            guard let template = LayerTable.template(for: f.featureClass),
+                  let ls = style.resolve(template, floor: pf.id, building: f.buildingID), !ls.hidden,
+                  let color = ls.fillColor ?? ls.outlineColor else { continue }
+            let name = LayerTable.genericID(template)
+            if prims[name] == nil { prims[name] = MeshPrimitive(material: name, color: color); order.append(name) }
+            let h = max(0, options.heights[f.featureClass.rawValue] ?? 3.0)
+            for poly in f.geometry.polygons {
+                add(poly, height: h, frame: frame, into: &prims[name]!)
+            }
+        }
+        let sorted = order.sorted { LayerTable.drawIndex(of: templateOf($0)) < LayerTable.drawIndex(of: templateOf($1)) }
+        return MeshNode(name: pf.id, translation: translation, primitives: sorted.map { prims[$0]! })
+    }
+
+    static func templateOf(_ generic: String) -> String {
+        LayerTable.drawingOrder.first { LayerTable.genericID($0) == generic } ?? generic
+    }
+
+    /// A prism: the top face at `height` (triangulated with holes) and one wall quad per ring edge.
+    static func add(_ poly: Polygon, height h: Double, frame: LocalFrame, into p: inout MeshPrimitive) {
+        var rings = poly.rings.map { r -> [PlanePoint] in
+            var pts = r.map(frame.planar)
+            while pts.count > 1 && pts.first == pts.last { pts.removeLast() }
+            return pts
+        }
+        // Exterior counter-clockwise, holes clockwise (seen from above): walls then face outwards.
+        for i in rings.indices {
+            let a = ringArea(rings[i])
+            if (i == 0) != (a > 0) { rings[i].reverse() }
+        }
+        let t = Triangulator.triangulate(rings)
+        guard !t.indices.isEmpty else { return }
+        let base = UInt32(p.positions.count / 3)
+        for v in t.vertices { _ = p.vertex(v.x, h, -v.y, normal: (0, 1, 0)) }
+        p.indices += t.indices.map { $0 + base }
+        guard h > 0.05 else { return }
+        for ring in rings {
+            for i in ring.indices {
+                let a = ring[i], b = ring[(i + 1) % ring.count]
+                let dx = b.x - a.x, dy = b.y - a.y
+                let len = (dx * dx + dy * dy).squareRoot()
+                guard len > 0 else { continue }
+                let n = (Float(dy / len), Float(0), Float(dx / len))   // outward (east, up, south)
+                let a0 = p.vertex(a.x, 0, -a.y, normal: n), b0 = p.vertex(b.x, 0, -b.y, normal: n)
+                let b1 = p.vertex(b.x, h, -b.y, normal: n), a1 = p.vertex(a.x, h, -a.y, normal: n)
+                p.indices += [a0, b0, b1, a0, b1, a1]
+            }
+        }
+    }
+
+    static func ringArea(_ r: [PlanePoint]) -> Double {
+        var s = 0.0
+        for i in r.indices { let a = r[i], b = r[(i + 1) % r.count]; s += a.x * b.y - b.x * a.y }
+        return s / 2
+    }
+}
