@@ -290,7 +290,10 @@ public final class Builder {
                 var floorFiles = [String: String]()
                 var stacked = [MeshNode]()
                 for f in v.floors {
-                    let node = MeshBuild.floorNode(f, venue: v.venue, frame: frame, style: style, options: mesh)
+                    var problems = [String]()
+                    let node = MeshBuild.floorNode(f, venue: v.venue, frame: frame, style: style, options: mesh, problems: &problems)
+                    for p in problems { log("warning: \(v.sourceID) mesh: \(p)") }
+                    summary.warnings += problems.count
                     let data = try GLBWriter.encode(nodes: [node], generator: "\(Generator.name) \(Generator.version)",
                                                     extras: extras.merging(["floor": f.id, "ordinal": f.floor.ordinal]) { a, _ in a })
                     let rel = "\(v.sourceID)/\(f.id)/mesh.glb"

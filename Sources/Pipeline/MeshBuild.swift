@@ -25,8 +25,10 @@ public struct MeshOptions: Sendable, Equatable {
 /// Coordinates: a local East-North-Up frame in metres around the venue origin,
 /// written in glTF's axes (+X east, +Y up, +Z south).
 enum MeshBuild {
+    /// `problems` receives one line per polygon whose triangles do not cover it
+    /// exactly (area off by more than 1e-6 relative): invalid input, reported.
     static func floorNode(_ pf: PreparedFloor, venue: Venue, frame: LocalFrame, style: Style, options: MeshOptions,
-                          translation: (Double, Double, Double) = (0, 0, 0)) -> MeshNode {
+                          translation: (Double, Double, Double) = (0, 0, 0), problems: inout [String]) -> MeshNode {
         let levelIDs = Set(pf.floor.levels.map(\.id))
         var feats = pf.floor.levels.compactMap { l in
             l.geometry.map { Feature(id: l.id, featureClass: .levelOutline, category: l.category, levelID: l.id, geometry: $0) }
@@ -42,7 +44,9 @@ enum MeshBuild {
             if prims[name] == nil { prims[name] = MeshPrimitive(material: name, color: color); order.append(name) }
             let h = max(0, options.heights[f.featureClass.rawValue] ?? 3.0)
             for poly in f.geometry.polygons {
-                add(poly, height: h, frame: frame, into: &prims[name]!)
+                if let (covered, area) = add(poly, height: h, frame: frame, into: &prims[name]!), abs(covered - area) > 1e-6 * max(area, 1e-9) {
+                    problems.append("feature \(f.id): its triangles cover \(String(format: "%.3f", covered)) m² of its \(String(format: "%.3f", area)) m² (the polygon is not valid)")
+                }
             }
         }
         let sorted = order.sorted { LayerTable.drawIndex(of: templateOf($0)) < LayerTable.drawIndex(of: templateOf($1)) }
@@ -54,7 +58,9 @@ enum MeshBuild {
     }
 
     /// A prism: the top face at `height` (triangulated with holes) and one wall quad per ring edge.
-    static func add(_ poly: Polygon, height h: Double, frame: LocalFrame, into p: inout MeshPrimitive) {
+    /// Returns the area the triangles cover and the polygon's own area, in m².
+    @discardableResult
+    static func add(_ poly: Polygon, height h: Double, frame: LocalFrame, into p: inout MeshPrimitive) -> (Double, Double)? {
         var rings = poly.rings.map { r -> [PlanePoint] in
             var pts = r.map(frame.planar)
             while pts.count > 1 && pts.first == pts.last { pts.removeLast() }
@@ -66,11 +72,17 @@ enum MeshBuild {
             if (i == 0) != (a > 0) { rings[i].reverse() }
         }
         let t = Triangulator.triangulate(rings)
-        guard !t.indices.isEmpty else { return }
+        let area = rings.enumerated().reduce(0.0) { $0 + ($1.offset == 0 ? 1 : -1) * abs(ringArea($1.element)) }
+        var covered = 0.0
+        for k in stride(from: 0, to: t.indices.count, by: 3) {
+            let a = t.vertices[Int(t.indices[k])], b = t.vertices[Int(t.indices[k + 1])], c = t.vertices[Int(t.indices[k + 2])]
+            covered += ((b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x)) / 2
+        }
+        guard !t.indices.isEmpty else { return (covered, area) }
         let base = UInt32(p.positions.count / 3)
         for v in t.vertices { _ = p.vertex(v.x, h, -v.y, normal: (0, 1, 0)) }
         p.indices += t.indices.map { $0 + base }
-        guard h > 0.05 else { return }
+        guard h > 0.05 else { return (covered, area) }
         for ring in rings {
             for i in ring.indices {
                 let a = ring[i], b = ring[(i + 1) % ring.count]
@@ -83,6 +95,7 @@ enum MeshBuild {
                 p.indices += [a0, b0, b1, a0, b1, a1]
             }
         }
+        return (covered, area)
     }
 
     static func ringArea(_ r: [PlanePoint]) -> Double {

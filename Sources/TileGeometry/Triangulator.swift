@@ -46,6 +46,15 @@ public enum Triangulator {
             vertices += ring
         }
         var t = Work(points: vertices)
+        // Large polygons: index vertices along a z-order curve so the ear test
+        // only looks at vertices near the ear (the box of the exterior, scaled to 15 bits).
+        let outerEnd = rings.count > 1 ? starts[1] : vertices.count
+        if vertices.count > 80 {
+            var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+            for p in vertices[0..<outerEnd] { minX = min(minX, p.x); minY = min(minY, p.y); maxX = max(maxX, p.x); maxY = max(maxY, p.y) }
+            let size = max(maxX - minX, maxY - minY)
+            if size > 0 { t.hash = (minX, minY, 32767 / size) }
+        }
         guard let outer = t.linkedList(start: 0, end: rings.count > 1 ? starts[1] : vertices.count, clockwise: true) else {
             return Result(vertices: vertices, indices: [])
         }
@@ -75,6 +84,9 @@ public enum Triangulator {
         var prev = [Int](), next = [Int]()
         var steiner = [Bool]()
         var triangles = [UInt32]()
+        /// z-order hashing: origin and scale, when on.
+        var hash: (minX: Double, minY: Double, invSize: Double)? = nil
+        var z = [Int32](), prevZ = [Int](), nextZ = [Int]()
 
         init(points: [PlanePoint]) {
             self.points = points
@@ -86,6 +98,7 @@ public enum Triangulator {
         mutating func insert(_ i: Int, after last: Int?) -> Int {
             let n = x.count
             x.append(points[i].x); y.append(points[i].y); index.append(i); steiner.append(false)
+            if hash != nil { z.append(-1); prevZ.append(-1); nextZ.append(-1) }
             if let l = last {
                 next.append(next[l]); prev.append(l)
                 prev[next[l]] = n; next[l] = n
@@ -98,6 +111,34 @@ public enum Triangulator {
         mutating func remove(_ p: Int) {
             next[prev[p]] = next[p]
             prev[next[p]] = prev[p]
+            guard hash != nil else { return }
+            if prevZ[p] >= 0 { nextZ[prevZ[p]] = nextZ[p] }
+            if nextZ[p] >= 0 { prevZ[nextZ[p]] = prevZ[p] }
+        }
+
+        /// Interleaves the bits of the scaled coordinates (a Morton code).
+        func zOrder(_ px: Double, _ py: Double) -> Int32 {
+            guard let h = hash else { return 0 }
+            var a = UInt32(max(0, (px - h.minX) * h.invSize)), b = UInt32(max(0, (py - h.minY) * h.invSize))
+            a = (a | (a << 8)) & 0x00FF_00FF; a = (a | (a << 4)) & 0x0F0F_0F0F; a = (a | (a << 2)) & 0x3333_3333; a = (a | (a << 1)) & 0x5555_5555
+            b = (b | (b << 8)) & 0x00FF_00FF; b = (b | (b << 4)) & 0x0F0F_0F0F; b = (b | (b << 2)) & 0x3333_3333; b = (b | (b << 1)) & 0x5555_5555
+            return Int32(bitPattern: a | (b << 1))
+        }
+
+        /// Links the ring's nodes in z order (prevZ/nextZ).
+        mutating func indexCurve(_ start: Int) {
+            var nodes = [Int]()
+            var p = start
+            repeat {
+                if z[p] < 0 { z[p] = zOrder(x[p], y[p]) }
+                nodes.append(p)
+                p = next[p]
+            } while p != start
+            nodes.sort { z[$0] != z[$1] ? z[$0] < z[$1] : $0 < $1 }
+            for (k, n) in nodes.enumerated() {
+                prevZ[n] = k > 0 ? nodes[k - 1] : -1
+                nextZ[n] = k + 1 < nodes.count ? nodes[k + 1] : -1
+            }
         }
 
         func signedArea(_ start: Int, _ end: Int) -> Double {
@@ -159,6 +200,7 @@ public enum Triangulator {
         }
 
         mutating func earcut(_ start: Int, pass: Int) {
+            if pass == 0 && hash != nil { indexCurve(start) }
             var ear = start
             var stop = ear
             var guardSteps = 0
@@ -166,7 +208,7 @@ public enum Triangulator {
                 guardSteps += 1
                 if guardSteps > 10 * x.count * x.count + 1000 { return }   // invalid input: never loop
                 let p = prev[ear], n = next[ear]
-                if isEar(ear) {
+                if hash != nil ? isEarHashed(ear) : isEar(ear) {
                     triangles.append(UInt32(index[p])); triangles.append(UInt32(index[ear])); triangles.append(UInt32(index[n]))
                     remove(ear)
                     ear = next[n]; stop = next[n]
@@ -201,6 +243,30 @@ public enum Triangulator {
                 }
                 p = next[p]
             }
+            return true
+        }
+
+        /// The ear test for large polygons: only vertices whose z-order code lies
+        /// within the triangle's box are looked at, walking both ways from the ear.
+        func isEarHashed(_ e: Int) -> Bool {
+            let a = prev[e], b = e, c = next[e]
+            if area(a, b, c) >= 0 { return false }
+            let ax = x[a], ay = y[a], bx = x[b], by = y[b], cx = x[c], cy = y[c]
+            let minX = min(ax, bx, cx), maxX = max(ax, bx, cx), minY = min(ay, by, cy), maxY = max(ay, by, cy)
+            let minZ = zOrder(minX, minY), maxZ = zOrder(maxX, maxY)
+            func blocks(_ p: Int) -> Bool {
+                p != a && p != c && x[p] >= minX && x[p] <= maxX && y[p] >= minY && y[p] <= maxY &&
+                    pointInTriangle(ax, ay, bx, by, cx, cy, x[p], y[p]) && area(prev[p], p, next[p]) >= 0
+            }
+            var p = prevZ[e], n = nextZ[e]
+            while p >= 0 && z[p] >= minZ && n >= 0 && z[n] <= maxZ {
+                if blocks(p) { return false }
+                p = prevZ[p]
+                if blocks(n) { return false }
+                n = nextZ[n]
+            }
+            while p >= 0 && z[p] >= minZ { if blocks(p) { return false }; p = prevZ[p] }
+            while n >= 0 && z[n] <= maxZ { if blocks(n) { return false }; n = nextZ[n] }
             return true
         }
 
@@ -303,6 +369,7 @@ public enum Triangulator {
             x.append(x[a]); y.append(y[a]); index.append(index[a]); steiner.append(steiner[a]); prev.append(0); next.append(0)
             let b2 = x.count
             x.append(x[b]); y.append(y[b]); index.append(index[b]); steiner.append(steiner[b]); prev.append(0); next.append(0)
+            if hash != nil { z += [-1, -1]; prevZ += [-1, -1]; nextZ += [-1, -1] }
             let an = next[a], bp = prev[b]
             next[a] = b; prev[b] = a
             next[a2] = an; prev[an] = a2
