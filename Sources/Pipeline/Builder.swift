@@ -77,9 +77,12 @@ public final class Builder {
     public let config: PipelineConfig
     public let options: BuildOptions
     private let log: (String) -> Void
+    /// Called after each rendered batch with (tiles done, tiles to render, seconds since start).
+    private let progress: ((Int, Int, Double) -> Void)?
 
-    public init(config: PipelineConfig, options: BuildOptions, log: @escaping (String) -> Void) {
-        self.config = config; self.options = options; self.log = log
+    public init(config: PipelineConfig, options: BuildOptions, log: @escaping (String) -> Void,
+                progress: ((Int, Int, Double) -> Void)? = nil) {
+        self.config = config; self.options = options; self.log = log; self.progress = progress
     }
 
     /// One folder of tiles: a floor (or `all`) of one tileset of one venue.
@@ -238,7 +241,9 @@ public final class Builder {
             try writer.submit((0..<n).map { (toRender[base + $0], slots[$0]) })
             done += n
             summary.rendered += n
-            if Date().timeIntervalSince(lastReport) > 2 || done == toRender.count {
+            if let progress {
+                progress(done, toRender.count, Date().timeIntervalSince(start))
+            } else if Date().timeIntervalSince(lastReport) > 2 || done == toRender.count {
                 let el = Date().timeIntervalSince(start)
                 log("render: \(done)/\(toRender.count) tiles (\(done * 100 / max(toRender.count, 1))%), \(Int(Double(done) / max(el, 0.001))) tiles/s")
                 lastReport = Date()

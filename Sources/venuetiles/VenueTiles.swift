@@ -95,11 +95,13 @@ struct Build: ParsableCommand {
             if quiet && !(line.hasPrefix("warning") || line.hasPrefix("error")) { return }
             FileHandle.standardError.write(Data((line + "\n").utf8))
         }
+        // On a terminal, a progress bar redrawn in place; otherwise plain log lines every few seconds.
+        let bar: ((Int, Int, Double) -> Void)? = (quiet || isatty(STDERR_FILENO) == 0) ? nil : ProgressBar().update
         let summary: BuildSummary
         do {
             let config = try PipelineConfig.load(path: common.config)
             let options = BuildOptions(jobs: jobs, output: common.outputOverride, force: force, dryRun: dryRun)
-            summary = try Builder(config: config, options: options, log: log).run()
+            summary = try Builder(config: config, options: options, log: log, progress: bar).run()
         } catch { throw exitStatus(for: error) }
         if dryRun {
             summary.report.forEach { print($0) }
@@ -154,5 +156,22 @@ struct Clean: ParsableCommand {
             let dir = try common.outputFolder()
             print(try Pipeline.Verify.clean(output: dir) ? "removed \(dir)" : "nothing to remove at \(dir)")
         } catch { throw exitStatus(for: error) }
+    }
+}
+
+/// `[########------] 45%  12345/27000 tiles  10234 tiles/s  ETA 0:03` on one line of stderr.
+final class ProgressBar {
+    private var lastDraw = 0.0
+
+    func update(done: Int, total: Int, elapsed: Double) {
+        guard total > 0, done == total || elapsed - lastDraw > 0.1 else { return }
+        lastDraw = elapsed
+        let width = 30
+        let filled = done * width / total
+        let rate = Double(done) / max(elapsed, 1e-3)
+        let eta = Int((Double(total - done) / max(rate, 1e-3)).rounded())
+        let line = "\r[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
+            + String(format: "%3d%%  %d/%d tiles  %.0f tiles/s  ETA %d:%02d", done * 100 / total, done, total, rate, eta / 60, eta % 60)
+        FileHandle.standardError.write(Data((line + (done == total ? "\n" : "")).utf8))
     }
 }
