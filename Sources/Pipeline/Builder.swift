@@ -252,6 +252,12 @@ public final class Builder {
         try writer.finish()
         clock.lap("render+encode", into: &summary)
         summary.timings.append(("write (overlapped)", writer.busySeconds, 0))
+        let draw = renderers.reduce(0.0) { $0 + $1.values.reduce(0.0) { $0 + $1.drawSeconds } }
+        let encode = renderers.reduce(0.0) { $0 + $1.values.reduce(0.0) { $0 + $1.encodeSeconds } }
+        if draw > 0 {
+            summary.timings.append(("  png draw", 0, draw))
+            summary.timings.append(("  png encode", 0, encode))
+        }
         entries = writer.entries
         blanks = writer.blanks
         var changedFiles = writer.changedFiles

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Styling
 import TileGeometry
 
@@ -39,6 +42,15 @@ public final class TileRenderer {
     /// Encoded solid-colour tiles by pixel value: at z22–23 most tiles lie wholly
     /// inside one room and are the same image, encoded once per worker.
     private var solid = [UInt32: Data]()
+    /// CPU seconds this renderer spent drawing and encoding (for `build --timings`).
+    public private(set) var drawSeconds = 0.0
+    public private(set) var encodeSeconds = 0.0
+
+    @inline(__always) static func threadCPU() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
 
     public init(scale: Int) throws {
         precondition(scale >= 1 && scale <= 4, "scale \(scale) out of range 1...4")
@@ -50,7 +62,11 @@ public final class TileRenderer {
 
     /// Draws `indices` of `items` (already in drawing order) into `tile`.
     public func render(tile: TileID, items: [DrawItem], indices: [Int32]) throws -> RenderedTile {
+        let t0 = TileRenderer.threadCPU()
         try draw(tile: tile, items: items, indices: indices)
+        let t1 = TileRenderer.threadCPU()
+        drawSeconds += t1 - t0
+        defer { encodeSeconds += TileRenderer.threadCPU() - t1 }
         let size = tileSize, stride = surface.stride
         return try surface.withPixels { px -> RenderedTile in
             if let only = TileRenderer.singleColor(px, size: size, rowWords: stride / 4) {
