@@ -41,29 +41,45 @@ public final class PNGEncoder {
         var palette = self.palette, colors = self.colors, indices = self.indices, raw = self.raw
         self.palette = [:]; self.colors = []; self.indices = []; self.raw = []
         defer { self.palette = palette; self.colors = colors; self.indices = indices; self.raw = raw }
-        // Collect the palette; give up on it past 256 colours.
+        // Collect the palette; give up on it past 256 colours. An open-addressing
+        // table (1024 slots, key 0 = empty) instead of a Dictionary: this loop
+        // runs once per pixel.
         palette.removeAll(keepingCapacity: true)
         colors.removeAll(keepingCapacity: true)
-        indices.removeAll(keepingCapacity: true)
-        indices.reserveCapacity(width * height)
+        let n = width * height
+        if indices.count < n { indices = [UInt8](repeating: 0, count: n) }
         var opaque = true
         var indexed = true
-        var last: UInt32 = 0, lastIndex: UInt8 = 0, haveLast = false
-        scan: for y in 0..<height {
-            let row = y * rowWords
-            for x in 0..<width {
-                let p = pixels[row + x]
-                if haveLast && p == last { indices.append(lastIndex); continue }
-                if p >> 24 != 0xFF { opaque = false }
-                if let i = palette[p] {
-                    indices.append(i); last = p; lastIndex = i; haveLast = true
-                    continue
+        var slotKeys = [UInt64](repeating: 0, count: 1024)
+        var slotValues = [UInt8](repeating: 0, count: 1024)
+        indices.withUnsafeMutableBufferPointer { idx in
+            slotKeys.withUnsafeMutableBufferPointer { keys in
+                slotValues.withUnsafeMutableBufferPointer { values in
+                    var last: UInt32 = 0, lastIndex: UInt8 = 0, haveLast = false
+                    var k = 0
+                    scan: for y in 0..<height {
+                        let row = y * rowWords
+                        for x in 0..<width {
+                            let p = pixels[row + x]
+                            if haveLast && p == last { idx[k] = lastIndex; k += 1; continue }
+                            if p >> 24 != 0xFF { opaque = false }
+                            let key = UInt64(p) | 1 << 32
+                            var h = Int((p &* 0x9E37_79B1) >> 22)
+                            while keys[h] != 0 && keys[h] != key { h = (h + 1) & 1023 }
+                            let i: UInt8
+                            if keys[h] == key {
+                                i = values[h]
+                            } else {
+                                if colors.count == 256 { indexed = false; break scan }
+                                i = UInt8(colors.count)
+                                keys[h] = key; values[h] = i
+                                colors.append(PNGEncoder.straight(p))
+                            }
+                            idx[k] = i; k += 1
+                            last = p; lastIndex = i; haveLast = true
+                        }
+                    }
                 }
-                if colors.count == 256 { indexed = false; break scan }
-                let i = UInt8(colors.count)
-                palette[p] = i
-                colors.append(PNGEncoder.straight(p))
-                indices.append(i); last = p; lastIndex = i; haveLast = true
             }
         }
         if !indexed {
