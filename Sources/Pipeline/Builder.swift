@@ -342,7 +342,7 @@ public final class Builder {
                                 tiles: entries.compactMap { $0 }, files: files, blank_tiles: blanks.compactMap { $0 })
         // Unchanged (a no-op build): leave the file, and its mtime, alone.
         if changedFiles > 0 || summary.deleted > 0 || previous != manifest || !crashed.isEmpty {
-            try store.write(Manifest.fileName, try manifest.encoded())
+            try store.writeStream(Manifest.fileName) { try manifest.write($0) }
         }
         if !nothingToDo { store.remove(TileStore.intentName) }
         clock.lap("manifest", into: &summary)

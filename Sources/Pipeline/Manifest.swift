@@ -6,6 +6,7 @@ public struct Manifest: Codable, Equatable, Sendable {
     public struct Generator: Codable, Equatable, Sendable {
         public var name: String
         public var version: String
+        public init(name: String, version: String) { self.name = name; self.version = version }
     }
 
     public struct LevelEntry: Codable, Equatable, Sendable {
@@ -84,6 +85,7 @@ public struct Manifest: Codable, Equatable, Sendable {
     public struct BlankEntry: Codable, Equatable, Sendable {
         public var path: String
         public var key: String
+        public init(path: String, key: String) { self.path = path; self.key = key }
     }
 
     public var generator: Generator
@@ -93,9 +95,60 @@ public struct Manifest: Codable, Equatable, Sendable {
     public var files: [TileEntry]
     public var blank_tiles: [BlankEntry]
 
+    public init(generator: Generator, venues: [VenueEntry], tiles: [TileEntry], files: [TileEntry], blank_tiles: [BlankEntry]) {
+        self.generator = generator; self.venues = venues; self.tiles = tiles; self.files = files; self.blank_tiles = blank_tiles
+    }
+
     public static let fileName = "manifest.json"
 
     public func encoded() throws -> Data { try StableJSON.encode(self) }
+
+    /// Writes the manifest in one streaming pass: the tile lists (millions of
+    /// entries on a large venue) go out one line at a time instead of through
+    /// JSONEncoder's in-memory tree. Keys are sorted as in `encoded()`; the
+    /// result decodes to the same manifest.
+    public func write(_ emit: (Data) throws -> Void) throws {
+        var buf = [UInt8]()
+        buf.reserveCapacity(1 << 20)
+        func flush(force: Bool = false) throws {
+            if force || buf.count >= 1 << 20 { try emit(Data(buf)); buf.removeAll(keepingCapacity: true) }
+        }
+        func put(_ s: String) { buf.append(contentsOf: s.utf8) }
+        func str(_ s: String) {
+            buf.append(0x22)
+            for u in s.utf8 {
+                switch u {
+                case 0x22: buf += [0x5C, 0x22]
+                case 0x5C: buf += [0x5C, 0x5C]
+                case 0..<0x20: buf += Array(String(format: "\\u%04x", u).utf8)
+                default: buf.append(u)
+                }
+            }
+            buf.append(0x22)
+        }
+        func small<T: Encodable>(_ v: T) throws {
+            var d = try StableJSON.encode(v)
+            d.removeLast()   // its trailing newline
+            buf.append(contentsOf: d)
+        }
+        put("{\n\"blank_tiles\" : [")
+        for (i, b) in blank_tiles.enumerated() {
+            put(i == 0 ? "\n" : ",\n"); put("{\"key\":"); str(b.key); put(",\"path\":"); str(b.path); put("}")
+            try flush()
+        }
+        put("\n],\n\"files\" : "); try small(files)
+        put(",\n\"generator\" : "); try small(generator)
+        put(",\n\"tiles\" : [")
+        for (i, t) in tiles.enumerated() {
+            put(i == 0 ? "\n" : ",\n"); put("{\"bytes\":\(t.bytes)")
+            if let k = t.key { put(",\"key\":"); str(k) }
+            put(",\"path\":"); str(t.path); put(",\"sha256\":"); str(t.sha256); put("}")
+            try flush()
+        }
+        put("\n],\n\"venues\" : "); try small(venues)
+        put("\n}\n")
+        try flush(force: true)
+    }
 
     /// The manifest in `outputDir`, or nil when there is none or it cannot be read.
     public static func load(from outputDir: String) -> Manifest? {

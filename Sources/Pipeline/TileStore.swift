@@ -92,6 +92,30 @@ public final class TileStore {
         }
     }
 
+    /// Writes a file produced in pieces, atomically like `write`.
+    public func writeStream(_ relative: String, _ produce: ((Data) throws -> Void) throws -> Void) throws {
+        let full = path(relative)
+        let slash = full.lastIndex(of: "/")!
+        let dir = String(full[..<slash])
+        try makeDirectory(dir)
+        let tmp = dir + "/." + full[full.index(after: slash)...] + ".tmp"
+        guard FileManager.default.createFile(atPath: tmp, contents: nil), let h = FileHandle(forWritingAtPath: tmp) else {
+            throw StoreError(operation: "create", path: tmp, reason: String(cString: strerror(errno)))
+        }
+        do {
+            try produce { try h.write(contentsOf: $0) }
+            try h.close()
+        } catch {
+            try? h.close(); unlink(tmp)
+            throw StoreError(operation: "write", path: tmp, reason: "\(error)")
+        }
+        if rename(tmp, full) != 0 {
+            let reason = String(cString: strerror(errno))
+            unlink(tmp)
+            throw StoreError(operation: "rename to", path: full, reason: reason)
+        }
+    }
+
     /// Writes only when the file is missing or holds other bytes (small files: TileJSON).
     public func writeIfChanged(_ relative: String, _ data: Data) throws {
         if FileManager.default.contents(atPath: path(relative)) == data { return }
