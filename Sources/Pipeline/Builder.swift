@@ -111,6 +111,17 @@ public final class Builder {
         summary.output = outputDir
         let zooms = Array(config.minZoom...config.maxZoom)
 
+        // Nothing changed since the last complete build: stop before parsing anything.
+        let fingerprint = try? BuildIndex.fingerprint(config)
+        if !options.force, !options.dryRun, let fp = fingerprint, let last = BuildIndex.unchanged(TileStore(root: outputDir), fingerprint: fp) {
+            log("plan: inputs and output unchanged since the last build; nothing to do")
+            summary.tilesWritten = last.tiles; summary.reused = last.tiles; summary.bytes = last.bytes
+            summary.blankSkipped = last.blank; summary.warnings = last.warnings
+            clock.lap("unchanged check", into: &summary)
+            summary.seconds = Date().timeIntervalSince(start)
+            return summary
+        }
+
         // Load: everything is read and checked before the output folder is touched.
         let style = try Load.style(config.style)
         style.warnings.forEach { log("warning: \($0)") }
@@ -344,11 +355,17 @@ public final class Builder {
         if changedFiles > 0 || summary.deleted > 0 || previous != manifest || !crashed.isEmpty {
             try store.writeStream(Manifest.fileName) { try manifest.write($0) }
         }
-        if !nothingToDo { store.remove(TileStore.intentName) }
-        clock.lap("manifest", into: &summary)
         summary.tilesWritten = counts.reduce(0, +)
         summary.bytes = bytes.reduce(0, +)
         summary.blankSkipped = blankCounts.reduce(0, +)
+        if let fp = fingerprint {
+            let c = BuildIndex.Counts(tiles: summary.tilesWritten, bytes: summary.bytes, blank: summary.blankSkipped, warnings: summary.warnings)
+            if changedFiles > 0 || summary.deleted > 0 || BuildIndex.unchanged(store, fingerprint: fp) != c {
+                try BuildIndex.write(store, fingerprint: fp, counts: c, files: manifest.tiles + manifest.files)
+            }
+        }
+        if !nothingToDo { store.remove(TileStore.intentName) }
+        clock.lap("manifest", into: &summary)
         summary.seconds = Date().timeIntervalSince(start)
         return summary
     }

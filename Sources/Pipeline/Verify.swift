@@ -20,7 +20,7 @@ public enum Verify {
             throw StoreError(operation: "verify", path: output + "/" + Manifest.fileName, reason: "cannot be read as a manifest")
         }
         var report = VerifyReport()
-        var expected = Set<String>([Manifest.fileName, TileStore.lockName])
+        var expected = Set<String>([Manifest.fileName, TileStore.lockName, BuildIndex.fileName])
         for e in manifest.tiles + manifest.files {
             expected.insert(e.path)
             report.checked += 1

@@ -227,6 +227,25 @@ final class IncrementalBuildTests: XCTestCase {
         try assertEqualToCleanBuild()
     }
 
+    func testUnchangedInputsStopBeforeParsing() throws {
+        try build()
+        let r = try CLI.run(["build", "--config", config.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("nothing to do"), r.stderr)
+        XCTAssertTrue(r.stdout.contains("0 rendered"), r.stdout)
+        // A tile touched since the last build disables the shortcut; the full check repairs it.
+        let m = try manifest()
+        let victim = m.keys.sorted()[3]
+        try Data("x".utf8).write(to: out.appendingPathComponent(victim))
+        let r2 = try CLI.run(["build", "--config", config.path])
+        XCTAssertFalse(r2.stderr.contains("nothing to do"), r2.stderr)
+        XCTAssertEqual(rendered(r2), 1)
+        XCTAssertTrue(try CLI.run(["build", "--config", config.path]).stderr.contains("nothing to do"))
+        // So does a changed input byte.
+        try editFeatures("amenity.geojson") { _ in }
+        XCTAssertFalse(try CLI.run(["build", "--config", config.path]).stderr.contains("nothing to do"))
+    }
+
     func testDryRunChangesNothing() throws {
         try build()
         try editFeatures("unit.geojson") { feats in feats.removeLast() }
