@@ -23,6 +23,10 @@ public struct Diagnostic: CustomStringConvertible, Sendable, Equatable {
     public var featureID: String?
     public var message: String
 
+    public init(kind: Kind, file: String, featureID: String?, message: String) {
+        self.kind = kind; self.file = file; self.featureID = featureID; self.message = message
+    }
+
     public var description: String {
         let what = featureID.map { "\(file): feature \($0)" } ?? file
         return "\(kind.rawValue): \(what): \(message)"

@@ -21,7 +21,7 @@ struct VenueTiles: ParsableCommand {
         build holds the output folder; 64 bad command-line usage.
         """,
         version: Generator.version,
-        subcommands: [Build.self, Verify.self, Clean.self]
+        subcommands: [Build.self, Validate.self, Verify.self, Clean.self]
     )
 }
 
@@ -121,6 +121,39 @@ struct Build: ParsableCommand {
         print(String(format: "built %d tiles (%.1f MB) into %@ in %.2f s: %d rendered, %d reused, %d deleted; %d blank tiles skipped, %d warnings",
                      summary.tilesWritten, Double(summary.bytes) / 1e6, summary.output, summary.seconds,
                      summary.rendered, summary.reused, summary.deleted, summary.blankSkipped, summary.warnings))
+    }
+}
+
+struct Validate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Read and check every source and the style without writing anything.",
+        discussion: """
+        Prints every notice and warning (file, feature id, problem) and a summary per source: \
+        floors, levels, features by class. Exit status 0 when everything can be built, 1 on an \
+        error (or, with --strict, on any warning).
+        """
+    )
+
+    @OptionGroup var common: CommonOptions
+
+    @Flag(help: "Treat warnings (repaired or skipped features) as errors.")
+    var strict = false
+
+    func run() throws {
+        let reports: [Validation.SourceReport]
+        do {
+            let config = try PipelineConfig.load(path: common.config)
+            reports = try Validation.run(config: config)
+        } catch { throw exitStatus(for: error) }
+        var warnings = 0
+        for r in reports {
+            r.diagnostics.forEach { FileHandle.standardError.write(Data("\($0)\n".utf8)) }
+            warnings += r.warnings
+            print("\(r.sourceID): \(r.floors.count) floors (\(r.floors.joined(separator: ", "))), \(r.levels) levels, \(r.features) features, \(r.warnings) warnings")
+            print("  " + r.classes.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        }
+        print("validated \(reports.count) sources: \(warnings) warnings")
+        if strict && warnings > 0 { throw ExitCode(1) }
     }
 }
 

@@ -92,6 +92,20 @@ final class BadInputTests: XCTestCase {
         try assertRefused(naming: ["pipeline.json", "malformed JSON"])
     }
 
+    func testValidateReportsWithoutWriting() throws {
+        let before = CLI.snapshot(dir)
+        let ok = try CLI.run(["validate", "--config", config.path])
+        XCTAssertEqual(ok.status, 0, ok.stderr)
+        XCTAssertTrue(ok.stdout.contains("h: 3 floors (floor_b1, floor_0, floor_1)"), ok.stdout)
+        XCTAssertTrue(ok.stderr.contains("names no level"), ok.stderr)
+        XCTAssertEqual(try CLI.run(["validate", "--config", config.path, "--strict"]).status, 1)
+        try edit("unit.geojson") { String($0.dropLast(40)) }
+        let bad = try CLI.run(["validate", "--config", config.path])
+        XCTAssertEqual(bad.status, 1)
+        XCTAssertTrue(bad.stderr.contains("unit.geojson") && bad.stderr.contains("malformed JSON"), bad.stderr)
+        XCTAssertEqual(Set(CLI.snapshot(dir).keys), Set(before.keys))
+    }
+
     func testDanglingLevelIsAWarningNotAnError() throws {
         // The fixture already holds a unit on a level that does not exist: the build goes on and counts it.
         // (--force: an unchanged rebuild stops before reading, so it would not print the warnings again.)
