@@ -361,7 +361,7 @@ public final class Builder {
         if let fp = fingerprint {
             let c = BuildIndex.Counts(tiles: summary.tilesWritten, bytes: summary.bytes, blank: summary.blankSkipped, warnings: summary.warnings)
             if changedFiles > 0 || summary.deleted > 0 || BuildIndex.unchanged(store, fingerprint: fp) != c {
-                try BuildIndex.write(store, fingerprint: fp, counts: c, files: manifest.tiles + manifest.files)
+                try BuildIndex.write(store, fingerprint: fp, counts: c, files: manifest.tiles, manifest.files)
             }
         }
         if !nothingToDo { store.remove(TileStore.intentName) }
