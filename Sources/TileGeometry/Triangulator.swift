@@ -45,6 +45,10 @@ public enum Triangulator {
             starts.append(vertices.count)
             vertices += ring
         }
+        // Triangles and convex quadrilaterals (most rooms and fixtures) need no ear search.
+        if rings.count == 1, vertices.count <= 4, let quick = Triangulator.small(vertices) {
+            return Result(vertices: vertices, indices: quick)
+        }
         var t = Work(points: vertices)
         // Large polygons: index vertices along a z-order curve so the ear test
         // only looks at vertices near the ear (the box of the exterior, scaled to 15 bits).
@@ -74,6 +78,21 @@ public enum Triangulator {
             if cross > 0 { tri += [i, j, l] } else if cross < 0 { tri += [i, l, j] }
         }
         return Result(vertices: vertices, indices: tri)
+    }
+
+    /// A triangle, or a strictly convex quadrilateral split along 0–2, counter-clockwise;
+    /// nil when the ear clipper must decide (reflex or degenerate corners).
+    static func small(_ v: [PlanePoint]) -> [UInt32]? {
+        func cross(_ a: PlanePoint, _ b: PlanePoint, _ c: PlanePoint) -> Double { (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x) }
+        if v.count == 3 {
+            let c = cross(v[0], v[1], v[2])
+            return c > 0 ? [0, 1, 2] : c < 0 ? [0, 2, 1] : []
+        }
+        guard v.count == 4 else { return nil }
+        let c = (0..<4).map { cross(v[$0], v[($0 + 1) % 4], v[($0 + 2) % 4]) }
+        if c.allSatisfy({ $0 > 0 }) { return [0, 1, 2, 0, 2, 3] }
+        if c.allSatisfy({ $0 < 0 }) { return [0, 2, 1, 0, 3, 2] }
+        return nil
     }
 
     // MARK: - working state: a circular doubly linked list in arrays

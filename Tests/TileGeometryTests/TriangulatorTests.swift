@@ -103,6 +103,10 @@ final class TriangulatorTests: XCTestCase {
         // A hole touching the exterior at a vertex, and two holes touching each other.
         check([square, [P(x: 0, y: 5), P(x: 3, y: 6), P(x: 3, y: 4)]], "hole touching the exterior")
         check([square, [P(x: 2, y: 2), P(x: 2, y: 4), P(x: 5, y: 4), P(x: 5, y: 2)], [P(x: 5, y: 4), P(x: 5, y: 7), P(x: 8, y: 7), P(x: 8, y: 4)]], "holes touching")
+        // A concave quadrilateral (an arrowhead) is not split along 0–2.
+        check([[P(x: 0, y: 0), P(x: 5, y: 2), P(x: 10, y: 0), P(x: 5, y: 10)]], expectCount: 2, "arrowhead")
+        check([[P(x: 5, y: 2), P(x: 10, y: 0), P(x: 5, y: 10), P(x: 0, y: 0)]], expectCount: 2, "arrowhead rotated")
+        check([[P(x: 0, y: 0), P(x: 1, y: 0), P(x: 0, y: 1)].reversed()], expectCount: 1, "clockwise triangle")
         // A corridor 1 mm wide and 50 m long.
         check([[P(x: 0, y: 0), P(x: 50, y: 0), P(x: 50, y: 0.001), P(x: 0, y: 0.001)]], expectCount: 2, "thin room")
         // Nothing to triangulate, and no crash.
