@@ -93,7 +93,7 @@ public final class Builder {
         var tileset: Int
         var content: Content
         var plans: [FloorZoomPlan]
-        var itemKeys: [InputKeys.Digest16]
+        var itemKeys: [InputKeys.ItemHash]
         var directory: String
     }
 
@@ -295,7 +295,7 @@ public final class Builder {
             let data = try tileJSON(p, venues[p.venue]).encoded()
             let rel = "\(p.directory)/tilejson.json"
             if store.read(rel) != data { try store.write(rel, data); changedFiles += 1 }
-            files.append(Manifest.TileEntry(path: rel, sha256: SHA256.hash(data: data).hex, bytes: data.count))
+            files.append(Manifest.TileEntry(path: rel, sha256: Digest32(bytes: SHA256.hash(data: data)), bytes: data.count))
             tilejsonPaths[p.venue * 1000 + p.tileset, default: []].append(rel)
         }
         if config.baseURL == nil { log("notice: no base_url in \(config.file): TileJSON tile URLs are relative to the output folder") }
@@ -320,7 +320,7 @@ public final class Builder {
                                                     extras: extras.merging(["floor": f.id, "ordinal": f.floor.ordinal]) { a, _ in a })
                     let rel = "\(v.sourceID)/\(f.id)/mesh.glb"
                     if store.read(rel) != data { try store.write(rel, data); changedFiles += 1 }
-                    files.append(Manifest.TileEntry(path: rel, sha256: SHA256.hash(data: data).hex, bytes: data.count))
+                    files.append(Manifest.TileEntry(path: rel, sha256: Digest32(bytes: SHA256.hash(data: data)), bytes: data.count))
                     floorFiles[f.id] = rel
                     var lifted = node
                     lifted.translation = (0, Double(f.floor.ordinal) * mesh.floorHeight, 0)
@@ -330,7 +330,7 @@ public final class Builder {
                                                 extras: extras.merging(["floor_height": mesh.floorHeight]) { a, _ in a })
                 let rel = "\(v.sourceID)/venue.glb"
                 if store.read(rel) != data { try store.write(rel, data); changedFiles += 1 }
-                files.append(Manifest.TileEntry(path: rel, sha256: SHA256.hash(data: data).hex, bytes: data.count))
+                files.append(Manifest.TileEntry(path: rel, sha256: Digest32(bytes: SHA256.hash(data: data)), bytes: data.count))
                 meshEntries[vi] = Manifest.MeshEntry(origin: [origin.lon, origin.lat, 0], floor_height: mesh.floorHeight,
                                                      venue: rel, floors: floorFiles)
             }
@@ -378,7 +378,7 @@ public final class Builder {
         var pyramids = [Pyramid]()
         for (vi, v) in venues.enumerated() {
             var rasterPlans = [Int: [FloorZoomPlan]]()
-            var rasterKeys = [Int: [InputKeys.Digest16]]()
+            var rasterKeys = [Int: [InputKeys.ItemHash]]()
             for (ti, ts) in config.tilesets.enumerated() {
                 switch ts.format {
                 case .png:
@@ -417,9 +417,9 @@ public final class Builder {
         }
     }
 
-    func inputKeys(_ jobs: [Job], _ pyramids: [Pyramid]) -> [String] {
+    func inputKeys(_ jobs: [Job], _ pyramids: [Pyramid]) -> [Digest16] {
         let headers = pyramids.map { p in p.plans.map { keyHeader(p, zoom: $0.zoom) } }
-        var keys = [String](repeating: "", count: jobs.count)
+        var keys = [Digest16](repeating: Digest16(bytes: []), count: jobs.count)
         let workers = options.jobs
         keys.withUnsafeMutableBufferPointer { out in
             let out = out
@@ -445,7 +445,7 @@ public final class Builder {
         guard let st = store.fileStatus(e.path), st.size == e.bytes else { return false }
         if let m = manifestTime, !(st.mtime > m) { return true }
         guard let d = store.read(e.path) else { return false }
-        return SHA256.hash(data: d).hex == e.sha256
+        return Digest32(bytes: SHA256.hash(data: d)) == e.sha256
     }
 
     func render(_ job: Job, _ pyramids: [Pyramid], _ venues: [PreparedVenue], _ renderers: [Int: TileRenderer]) throws -> Rendered? {
@@ -457,7 +457,7 @@ public final class Builder {
         case .raster(let floor):
             guard case .png(let d) = try renderers[ts.scale]!.render(tile: tile, items: venues[p.venue].floors[floor].items,
                                                                      indices: plan.items[Int(job.tile)]) else { return nil }
-            return Rendered(data: d, hash: SHA256.hash(data: d).hex, dropped: 0)
+            return Rendered(data: d, hash: Digest32(bytes: SHA256.hash(data: d)), dropped: 0)
         case .vector(let items):
             let tolerance = tile.z < config.maxZoom ? ts.simplify : 0
             let (raw, dropped) = VectorTileEncoding.encode(items: items, indices: plan.items[Int(job.tile)], tile: tile,
@@ -465,7 +465,7 @@ public final class Builder {
                                                            geometry: VectorTileGeometry(extent: ts.extent, buffer: ts.buffer, tolerance: tolerance))
             guard let raw else { return nil }
             let d = Data(ts.gzip ? try Gzip.compress(raw) : raw)
-            return Rendered(data: d, hash: SHA256.hash(data: d).hex, dropped: dropped)
+            return Rendered(data: d, hash: Digest32(bytes: SHA256.hash(data: d)), dropped: dropped)
         }
     }
 
@@ -545,17 +545,5 @@ public final class Builder {
                                            floors: floors, tilesets: tilesets, warnings: warnings, mesh: meshes[vi]))
         }
         return out
-    }
-}
-
-extension Digest {
-    var hex: String {
-        var s = ""
-        s.reserveCapacity(64)
-        for b in self {
-            s.append(Character(Unicode.Scalar(UInt8(ascii: "0") &+ (b >> 4) &+ (b >> 4 > 9 ? 39 : 0))))
-            s.append(Character(Unicode.Scalar(UInt8(ascii: "0") &+ (b & 15) &+ (b & 15 > 9 ? 39 : 0))))
-        }
-        return s
     }
 }

@@ -10,7 +10,8 @@ import TileGeometry
 /// touch it, in drawing order. No drawing, no encoding. SHA-256 throughout,
 /// never Swift's per-process `Hasher`.
 public enum InputKeys {
-    public typealias Digest16 = [UInt8]
+    /// 16 bytes of SHA-256 over one item.
+    public typealias ItemHash = [UInt8]
 
     struct Writer {
         var h = SHA256()
@@ -31,17 +32,17 @@ public enum InputKeys {
             guard let c else { return string("-") }
             bytes([1, c.r, c.g, c.b, c.a])
         }
-        func finish() -> Digest16 { Array(h.finalize().prefix(16)) }
+        func finish() -> ItemHash { Array(h.finalize().prefix(16)) }
     }
 
-    public static func raster(_ item: DrawItem) -> Digest16 {
+    public static func raster(_ item: DrawItem) -> ItemHash {
         var w = Writer()
         w.geometry(item.geometry)
         w.color(item.paint.fill); w.color(item.paint.outline); w.color(item.paint.line)
         return w.finish()
     }
 
-    public static func vector(_ item: VectorItem) -> Digest16 {
+    public static func vector(_ item: VectorItem) -> ItemHash {
         var w = Writer()
         w.string(item.floorLayer); w.string(item.venueLayer)
         w.bytes(withUnsafeBytes(of: item.id.littleEndian) { Array($0) })
@@ -59,22 +60,14 @@ public enum InputKeys {
         return w.finish()
     }
 
-    /// The key of one tile, as 32 hex digits.
-    public static func tile(header: String, tile: TileID, items: [Digest16], indices: [Int32]) -> String {
+    /// The key of one tile.
+    public static func tile(header: String, tile: TileID, items: [ItemHash], indices: [Int32]) -> Digest16 {
         var w = Writer()
         w.string(header)
         w.int(tile.z); w.int(tile.x); w.int(tile.y)
         w.int(indices.count)
         for i in indices { w.bytes(items[Int(i)]) }
-        return hex(w.finish())
-    }
-
-    static func hex(_ b: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(b.count * 2)
-        for x in b { out.append(digits[Int(x >> 4)]); out.append(digits[Int(x & 15)]) }
-        return String(decoding: out, as: UTF8.self)
+        return Digest16(bytes: w.finish())
     }
 }
 

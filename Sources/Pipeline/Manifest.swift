@@ -70,12 +70,12 @@ public struct Manifest: Codable, Equatable, Sendable {
 
     public struct TileEntry: Codable, Equatable, Sendable {
         public var path: String
-        public var sha256: String
+        public var sha256: Digest32
         public var bytes: Int
         /// The tile's input key (tiles only): a new build re-renders the tile only when it changes.
-        public var key: String?
+        public var key: Digest16?
 
-        public init(path: String, sha256: String, bytes: Int, key: String? = nil) {
+        public init(path: String, sha256: Digest32, bytes: Int, key: Digest16? = nil) {
             self.path = path; self.sha256 = sha256; self.bytes = bytes; self.key = key
         }
     }
@@ -84,8 +84,8 @@ public struct Manifest: Codable, Equatable, Sendable {
     /// unchanged blank tile is not drawn again.
     public struct BlankEntry: Codable, Equatable, Sendable {
         public var path: String
-        public var key: String
-        public init(path: String, key: String) { self.path = path; self.key = key }
+        public var key: Digest16
+        public init(path: String, key: Digest16) { self.path = path; self.key = key }
     }
 
     public var generator: Generator
@@ -133,7 +133,7 @@ public struct Manifest: Codable, Equatable, Sendable {
         }
         put("{\n\"blank_tiles\" : [")
         for (i, b) in blank_tiles.enumerated() {
-            put(i == 0 ? "\n" : ",\n"); put("{\"key\":"); str(b.key); put(",\"path\":"); str(b.path); put("}")
+            put(i == 0 ? "\n" : ",\n"); put("{\"key\":"); str(b.key.hex); put(",\"path\":"); str(b.path); put("}")
             try flush()
         }
         put("\n],\n\"files\" : "); try small(files)
@@ -141,8 +141,8 @@ public struct Manifest: Codable, Equatable, Sendable {
         put(",\n\"tiles\" : [")
         for (i, t) in tiles.enumerated() {
             put(i == 0 ? "\n" : ",\n"); put("{\"bytes\":\(t.bytes)")
-            if let k = t.key { put(",\"key\":"); str(k) }
-            put(",\"path\":"); str(t.path); put(",\"sha256\":"); str(t.sha256); put("}")
+            if let k = t.key { put(",\"key\":"); str(k.hex) }
+            put(",\"path\":"); str(t.path); put(",\"sha256\":"); str(t.sha256.hex); put("}")
             try flush()
         }
         put("\n],\n\"venues\" : "); try small(venues)

@@ -5,11 +5,11 @@ import Foundation
 /// order and writes them while the workers render the next batch. At most one
 /// batch waits, so memory stays flat however large the venue is.
 final class TileWriter {
-    struct Rendered { var data: Data; var hash: String; var dropped: Int }
+    struct Rendered { var data: Data; var hash: Digest32; var dropped: Int }
 
     private let store: TileStore
     private let paths: [String]
-    private let keys: [String]
+    private let keys: [Digest16]
     private let previous: [String: Manifest.TileEntry]
     private let intact: [Bool]
     private let queue = DispatchQueue(label: "venuetiles.writer")
@@ -23,7 +23,7 @@ final class TileWriter {
     private(set) var busySeconds = 0.0
     private var failure: Error?
 
-    init(store: TileStore, paths: [String], keys: [String], previous: [String: Manifest.TileEntry], intact: [Bool],
+    init(store: TileStore, paths: [String], keys: [Digest16], previous: [String: Manifest.TileEntry], intact: [Bool],
          entries: [Manifest.TileEntry?], blanks: [Manifest.BlankEntry?]) {
         self.store = store; self.paths = paths; self.keys = keys; self.previous = previous; self.intact = intact
         self.entries = entries; self.blanks = blanks

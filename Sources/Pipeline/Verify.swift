@@ -25,7 +25,7 @@ public enum Verify {
             expected.insert(e.path)
             report.checked += 1
             guard let d = FileManager.default.contents(atPath: output + "/" + e.path) else { report.missing.append(e.path); continue }
-            if d.count != e.bytes || SHA256.hash(data: d).hex != e.sha256 { report.altered.append(e.path) }
+            if d.count != e.bytes || Digest32(bytes: SHA256.hash(data: d)) != e.sha256 { report.altered.append(e.path) }
         }
         let root = URL(fileURLWithPath: output).standardizedFileURL.path + "/"
         if let walker = FileManager.default.enumerator(atPath: output) {
