@@ -53,16 +53,20 @@ enum BuildIndex {
     }
 
     static func write(_ store: TileStore, fingerprint: [UInt8], counts: Counts, files: [Manifest.TileEntry]...) throws {
-        var b = magic + fingerprint
-        func u64(_ v: Int) { var le = UInt64(v).littleEndian; withUnsafeBytes(of: &le) { b.append(contentsOf: $0) } }
-        u64(counts.tiles); u64(counts.bytes); u64(counts.blank); u64(counts.warnings); u64(files.reduce(0) { $0 + $1.count })
-        for list in files {
-            for f in list {
-                let p = Array(f.path.utf8)
-                u64(p.count); b += p; u64(f.bytes)
+        try store.writeStream(fileName) { emit in
+            var b = magic + fingerprint
+            b.reserveCapacity(1 << 20)
+            func u64(_ v: Int) { var le = UInt64(v).littleEndian; withUnsafeBytes(of: &le) { b.append(contentsOf: $0) } }
+            u64(counts.tiles); u64(counts.bytes); u64(counts.blank); u64(counts.warnings); u64(files.reduce(0) { $0 + $1.count })
+            for list in files {
+                for f in list {
+                    let p = Array(f.path.utf8)
+                    u64(p.count); b += p; u64(f.bytes)
+                    if b.count >= 1 << 20 { try emit(Data(b)); b.removeAll(keepingCapacity: true) }
+                }
             }
+            try emit(Data(b))
         }
-        try store.write(fileName, Data(b))
     }
 
     /// The last build's counts when the fast path holds, else nil.

@@ -45,14 +45,23 @@ public struct BuildSummary: Sendable {
     public var output = ""
     /// For --dry-run: one line per pyramid and zoom.
     public var report: [String] = []
-    /// Wall and CPU seconds per stage, in the order they ran.
-    public var timings: [(stage: String, wall: Double, cpu: Double)] = []
+    /// Wall and CPU seconds per stage, in the order they ran, and the process's
+    /// peak resident memory (MiB) when the stage ended.
+    public var timings: [(stage: String, wall: Double, cpu: Double, peakMiB: Int)] = []
 }
 
 /// Measures stages: wall clock and the process's CPU time (all threads).
 struct StageClock {
     private var wall = StageClock.now(CLOCK_MONOTONIC)
     private var cpu = StageClock.now(CLOCK_PROCESS_CPUTIME_ID)
+
+    /// VmHWM from /proc/self/status (0 where there is no procfs).
+    static func peakMiB() -> Int {
+        guard let s = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = s.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let kb = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else { return 0 }
+        return kb / 1024
+    }
 
     static func now(_ clock: clockid_t) -> Double {
         var t = timespec()
@@ -63,10 +72,11 @@ struct StageClock {
     /// Records the time since the last lap under `stage`.
     mutating func lap(_ stage: String, into summary: inout BuildSummary) {
         let w = StageClock.now(CLOCK_MONOTONIC), c = StageClock.now(CLOCK_PROCESS_CPUTIME_ID)
+        let peak = StageClock.peakMiB()
         if let i = summary.timings.firstIndex(where: { $0.stage == stage }) {
-            summary.timings[i].wall += w - wall; summary.timings[i].cpu += c - cpu
+            summary.timings[i].wall += w - wall; summary.timings[i].cpu += c - cpu; summary.timings[i].peakMiB = peak
         } else {
-            summary.timings.append((stage, w - wall, c - cpu))
+            summary.timings.append((stage, w - wall, c - cpu, peak))
         }
         wall = w; cpu = c
     }
@@ -231,6 +241,10 @@ public final class Builder {
         }
         let writer = TileWriter(store: store, paths: paths, keys: keys, previous: prevTiles, intact: fileIntact,
                                 entries: entries, blanks: blanks)
+        // The writer owns these lists now: dropping ours avoids a copy-on-write of
+        // millions of entries at its first write.
+        entries = []
+        blanks = []
         let batchSize = 1024
         var lastReport = Date()
         var done = 0
@@ -262,15 +276,14 @@ public final class Builder {
         }
         try writer.finish()
         clock.lap("render+encode", into: &summary)
-        summary.timings.append(("write (overlapped)", writer.busySeconds, 0))
+        summary.timings.append(("write (overlapped)", writer.busySeconds, 0, StageClock.peakMiB()))
         let draw = renderers.reduce(0.0) { $0 + $1.values.reduce(0.0) { $0 + $1.drawSeconds } }
         let encode = renderers.reduce(0.0) { $0 + $1.values.reduce(0.0) { $0 + $1.encodeSeconds } }
         if draw > 0 {
-            summary.timings.append(("  png draw", 0, draw))
-            summary.timings.append(("  png encode", 0, encode))
+            summary.timings.append(("  png draw", 0, draw, 0))
+            summary.timings.append(("  png encode", 0, encode, 0))
         }
-        entries = writer.entries
-        blanks = writer.blanks
+        (entries, blanks) = writer.takeResults()
         var changedFiles = writer.changedFiles
         summary.invalidPolygonsDropped = writer.invalidDropped
         if summary.invalidPolygonsDropped > 0 {
@@ -348,9 +361,14 @@ public final class Builder {
         clock.lap("tilejson+delete", into: &summary)
 
         // Manifest, last.
+        var tileList = [Manifest.TileEntry]()
+        tileList.reserveCapacity(counts.reduce(0, +))
+        for e in entries { if let e { tileList.append(e) } }
+        entries = []
         let manifest = Manifest(generator: .init(name: Generator.name, version: Generator.version),
                                 venues: venueEntries(venues, loaded, pyramids, zooms, counts, bytes, blankCounts, perZoom, tilejsonPaths, meshEntries),
-                                tiles: entries.compactMap { $0 }, files: files, blank_tiles: blanks.compactMap { $0 })
+                                tiles: tileList, files: files, blank_tiles: blanks.compactMap { $0 })
+        tileList = []
         // Unchanged (a no-op build): leave the file, and its mtime, alone.
         if changedFiles > 0 || summary.deleted > 0 || previous != manifest || !crashed.isEmpty {
             try store.writeStream(Manifest.fileName) { try manifest.write($0) }

@@ -60,6 +60,14 @@ final class TileWriter {
         }
     }
 
+    /// Hands over the results, leaving the writer empty (no second copy of millions of entries).
+    func takeResults() -> (entries: [Manifest.TileEntry?], blanks: [Manifest.BlankEntry?]) {
+        group.wait()
+        var e = [Manifest.TileEntry?](), b = [Manifest.BlankEntry?]()
+        swap(&e, &entries); swap(&b, &blanks)
+        return (e, b)
+    }
+
     /// Waits for the last batch; rethrows the first write error.
     func finish() throws {
         group.wait()

@@ -110,7 +110,7 @@ struct Build: ParsableCommand {
         }
         if timings {
             for t in summary.timings {
-                let line = "timing: " + t.stage.padding(toLength: 16, withPad: " ", startingAt: 0) + String(format: " wall %8.3f s  cpu %8.3f s\n", t.wall, t.cpu)
+                let line = "timing: " + t.stage.padding(toLength: 16, withPad: " ", startingAt: 0) + String(format: " wall %8.3f s  cpu %8.3f s", t.wall, t.cpu) + (t.peakMiB > 0 ? "  peak \(t.peakMiB) MiB\n" : "\n")
                 FileHandle.standardError.write(Data(line.utf8))
             }
             let renderWall = summary.timings.first { $0.stage == "render+encode" }?.wall ?? 0
