@@ -69,6 +69,14 @@ enum BuildIndex {
         }
     }
 
+    /// The fingerprint the index was written for, reading only its header.
+    static func recordedFingerprint(_ store: TileStore) -> [UInt8]? {
+        guard let h = FileHandle(forReadingAtPath: store.path(fileName)) else { return nil }
+        defer { try? h.close() }
+        guard let d = try? h.read(upToCount: 40), d.count == 40, Array(d.prefix(8)) == magic else { return nil }
+        return Array(d.suffix(32))
+    }
+
     /// The last build's counts when the fast path holds, else nil.
     static func unchanged(_ store: TileStore, fingerprint: [UInt8]) -> Counts? {
         guard FileManager.default.fileExists(atPath: store.path(TileStore.intentName)) == false,

@@ -179,15 +179,18 @@ public final class Builder {
         let manifestTime = store.fileStatus(Manifest.fileName)?.mtime
         var decisions = [Decision](repeating: .render, count: jobs.count)
         var fileIntact = [Bool](repeating: false, count: jobs.count)
+        // A file modified after the manifest (even back to the same bytes) keeps the
+        // no-op shortcut off until the index is written again.
+        var touchedSinceManifest = false
         for i in jobs.indices {
             let path = paths[i]
             if let e = prevTiles[path], e.key == keys[i] {
-                fileIntact[i] = intact(e, store, manifestTime)
+                fileIntact[i] = intact(e, store, manifestTime, touched: &touchedSinceManifest)
                 if fileIntact[i] { decisions[i] = .reuse }
             } else if prevBlank[path] == keys[i], store.fileStatus(path) == nil {
                 decisions[i] = .reuseBlank
             } else if let e = prevTiles[path] {
-                fileIntact[i] = intact(e, store, manifestTime)
+                fileIntact[i] = intact(e, store, manifestTime, touched: &touchedSinceManifest)
             }
         }
         let toRender = jobs.indices.filter { decisions[$0] == .render }
@@ -370,7 +373,8 @@ public final class Builder {
                                 tiles: tileList, files: files, blank_tiles: blanks.compactMap { $0 })
         tileList = []
         // Unchanged (a no-op build): leave the file, and its mtime, alone.
-        if changedFiles > 0 || summary.deleted > 0 || previous != manifest || !crashed.isEmpty {
+        let manifestWritten = changedFiles > 0 || summary.deleted > 0 || previous != manifest || !crashed.isEmpty
+        if manifestWritten {
             try store.writeStream(Manifest.fileName) { try manifest.write($0) }
         }
         summary.tilesWritten = counts.reduce(0, +)
@@ -378,7 +382,9 @@ public final class Builder {
         summary.blankSkipped = blankCounts.reduce(0, +)
         if let fp = fingerprint {
             let c = BuildIndex.Counts(tiles: summary.tilesWritten, bytes: summary.bytes, blank: summary.blankSkipped, warnings: summary.warnings)
-            if changedFiles > 0 || summary.deleted > 0 || BuildIndex.unchanged(store, fingerprint: fp) != c {
+            // Rewritten when anything was written (its mtime must stay the newest) or when it
+            // describes other inputs; a no-op full check leaves it alone.
+            if changedFiles > 0 || summary.deleted > 0 || manifestWritten || touchedSinceManifest || BuildIndex.recordedFingerprint(store) != fp {
                 try BuildIndex.write(store, fingerprint: fp, counts: c, files: manifest.tiles, manifest.files)
             }
         }
@@ -459,9 +465,10 @@ public final class Builder {
     /// Whether a file still holds what the manifest recorded. Files not touched
     /// since the manifest was written (and of the recorded size) are trusted;
     /// others are read and hashed. `venuetiles verify` hashes every file.
-    func intact(_ e: Manifest.TileEntry, _ store: TileStore, _ manifestTime: timespec?) -> Bool {
+    func intact(_ e: Manifest.TileEntry, _ store: TileStore, _ manifestTime: timespec?, touched: inout Bool) -> Bool {
         guard let st = store.fileStatus(e.path), st.size == e.bytes else { return false }
         if let m = manifestTime, !(st.mtime > m) { return true }
+        touched = true
         guard let d = store.read(e.path) else { return false }
         return Digest32(bytes: SHA256.hash(data: d)) == e.sha256
     }

@@ -241,6 +241,14 @@ final class IncrementalBuildTests: XCTestCase {
         XCTAssertFalse(r2.stderr.contains("nothing to do"), r2.stderr)
         XCTAssertEqual(rendered(r2), 1)
         XCTAssertTrue(try CLI.run(["build", "--config", config.path]).stderr.contains("nothing to do"))
+        // A tile rewritten with its own bytes: one full check (nothing rendered), then the shortcut again.
+        let same = try Data(contentsOf: out.appendingPathComponent(victim))
+        Thread.sleep(forTimeInterval: 0.02)
+        try same.write(to: out.appendingPathComponent(victim))
+        let r3 = try CLI.run(["build", "--config", config.path])
+        XCTAssertFalse(r3.stderr.contains("nothing to do"), r3.stderr)
+        XCTAssertEqual(rendered(r3), 0)
+        XCTAssertTrue(try CLI.run(["build", "--config", config.path]).stderr.contains("nothing to do"))
         // So does a changed input byte.
         try editFeatures("amenity.geojson") { _ in }
         XCTAssertFalse(try CLI.run(["build", "--config", config.path]).stderr.contains("nothing to do"))
