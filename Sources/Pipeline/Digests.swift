@@ -1,7 +1,7 @@
 /// Fixed-size digests kept inline (no heap string per tile): a large venue has
 /// millions of tiles, each with a content hash and an input key. In JSON they
 /// are lower-case hex strings.
-public struct Digest32: Hashable, Sendable, Codable, CustomStringConvertible {
+public struct Digest32: Hashable, Sendable, HexDigest {
     public var words: (UInt64, UInt64, UInt64, UInt64)
 
     public init<S: Sequence>(bytes: S) where S.Element == UInt8 {
@@ -16,27 +16,13 @@ public struct Digest32: Hashable, Sendable, Codable, CustomStringConvertible {
     }
 
     public var hex: String { HexCoding.hex([words.0, words.1, words.2, words.3]) }
-    public var description: String { hex }
 
     public static func == (a: Digest32, b: Digest32) -> Bool { a.words == b.words }
     public func hash(into h: inout Hasher) { h.combine(words.0); h.combine(words.1); h.combine(words.2); h.combine(words.3) }
-
-    public init(from decoder: Decoder) throws {
-        let s = try decoder.singleValueContainer().decode(String.self)
-        guard let d = Digest32(hex: s) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a 64-digit hex SHA-256: \(s)"))
-        }
-        self = d
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.singleValueContainer()
-        try c.encode(hex)
-    }
 }
 
 /// A 128-bit input key (the first half of a SHA-256).
-public struct Digest16: Hashable, Sendable, Codable, CustomStringConvertible {
+public struct Digest16: Hashable, Sendable, HexDigest {
     public var high: UInt64
     public var low: UInt64
 
@@ -54,12 +40,21 @@ public struct Digest16: Hashable, Sendable, Codable, CustomStringConvertible {
     }
 
     public var hex: String { HexCoding.hex([high, low]) }
+}
+
+/// A digest written in JSON as a lower-case hex string.
+public protocol HexDigest: Codable, CustomStringConvertible {
+    init?(hex: String)
+    var hex: String { get }
+}
+
+extension HexDigest {
     public var description: String { hex }
 
     public init(from decoder: Decoder) throws {
         let s = try decoder.singleValueContainer().decode(String.self)
-        guard let d = Digest16(hex: s) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a 32-digit hex key: \(s)"))
+        guard let d = Self(hex: s) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a hex digest of \(Self.self): \(s)"))
         }
         self = d
     }

@@ -30,5 +30,9 @@ final class ManifestTests: XCTestCase {
         let k = Digest16(bytes: bytes)
         XCTAssertEqual(k.hex, bytes.prefix(16).map { String(format: "%02x", $0) }.joined())
         XCTAssertEqual(Digest16(hex: k.hex), k)
+        // Both encode as plain hex strings in JSON.
+        let json = try! JSONEncoder().encode([k])
+        XCTAssertEqual(String(decoding: json, as: UTF8.self), "[\"\(k.hex)\"]")
+        XCTAssertEqual(try! JSONDecoder().decode([Digest16].self, from: json), [k])
     }
 }
