@@ -310,7 +310,7 @@ public final class Builder {
         for (pi, p) in pyramids.enumerated() where counts[pi] > 0 {
             let data = try tileJSON(p, venues[p.venue]).encoded()
             let rel = "\(p.directory)/tilejson.json"
-            if store.read(rel) != data { try store.write(rel, data); changedFiles += 1 }
+            if try store.writeIfChanged(rel, data) { changedFiles += 1 }
             files.append(Manifest.TileEntry(path: rel, sha256: Digest32(bytes: SHA256.hash(data: data)), bytes: data.count))
             tilejsonPaths[p.venue * 1000 + p.tileset, default: []].append(rel)
         }
@@ -335,7 +335,7 @@ public final class Builder {
                     let data = try GLBWriter.encode(nodes: [node], generator: "\(Generator.name) \(Generator.version)",
                                                     extras: extras.merging(["floor": f.id, "ordinal": f.floor.ordinal]) { a, _ in a })
                     let rel = "\(v.sourceID)/\(f.id)/mesh.glb"
-                    if store.read(rel) != data { try store.write(rel, data); changedFiles += 1 }
+                    if try store.writeIfChanged(rel, data) { changedFiles += 1 }
                     files.append(Manifest.TileEntry(path: rel, sha256: Digest32(bytes: SHA256.hash(data: data)), bytes: data.count))
                     floorFiles[f.id] = rel
                     var lifted = node
@@ -345,7 +345,7 @@ public final class Builder {
                 let data = try GLBWriter.encode(nodes: stacked, generator: "\(Generator.name) \(Generator.version)",
                                                 extras: extras.merging(["floor_height": mesh.floorHeight]) { a, _ in a })
                 let rel = "\(v.sourceID)/venue.glb"
-                if store.read(rel) != data { try store.write(rel, data); changedFiles += 1 }
+                if try store.writeIfChanged(rel, data) { changedFiles += 1 }
                 files.append(Manifest.TileEntry(path: rel, sha256: Digest32(bytes: SHA256.hash(data: data)), bytes: data.count))
                 meshEntries[vi] = Manifest.MeshEntry(origin: [origin.lon, origin.lat, 0], floor_height: mesh.floorHeight,
                                                      venue: rel, floors: floorFiles)

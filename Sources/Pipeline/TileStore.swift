@@ -64,62 +64,69 @@ public final class TileStore {
         lockFD = -1
     }
 
-    public func write(_ relative: String, _ data: Data) throws {
-        let full = path(relative)
+    /// The temporary twin of a file: same folder, hidden name. One writer per
+    /// output folder (the lock), so it need not be unique.
+    private func temporaryPath(_ full: String) -> (dir: String, tmp: String) {
         let slash = full.lastIndex(of: "/")!
         let dir = String(full[..<slash])
+        return (dir, dir + "/." + full[full.index(after: slash)...] + ".tmp")
+    }
+
+    /// Creates the folder, lets `fill` write the temporary file, then renames it into place.
+    private func atomically(_ relative: String, _ fill: (String) throws -> Void) throws {
+        let full = path(relative)
+        let (dir, tmp) = temporaryPath(full)
         try makeDirectory(dir)
-        // One writer per output folder (the lock), so the temporary name need not be unique.
-        let tmp = dir + "/." + full[full.index(after: slash)...] + ".tmp"
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw StoreError(operation: "create", path: tmp, reason: String(cString: strerror(errno))) }
-        let ok = data.withUnsafeBytes { buf -> Bool in
-            var off = 0
-            while off < buf.count {
-                let n = Glibc.write(fd, buf.baseAddress! + off, buf.count - off)
-                if n <= 0 { return false }
-                off += n
-            }
-            return true
-        }
-        let reason = String(cString: strerror(errno))
-        close(fd)
-        guard ok else { unlink(tmp); throw StoreError(operation: "write", path: tmp, reason: reason) }
+        try fill(tmp)
         if rename(tmp, full) != 0 {
             let reason = String(cString: strerror(errno))
             unlink(tmp)
             throw StoreError(operation: "rename to", path: full, reason: reason)
+        }
+    }
+
+    public func write(_ relative: String, _ data: Data) throws {
+        try atomically(relative) { tmp in
+            let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw StoreError(operation: "create", path: tmp, reason: String(cString: strerror(errno))) }
+            let ok = data.withUnsafeBytes { buf -> Bool in
+                var off = 0
+                while off < buf.count {
+                    let n = Glibc.write(fd, buf.baseAddress! + off, buf.count - off)
+                    if n <= 0 { return false }
+                    off += n
+                }
+                return true
+            }
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            guard ok else { unlink(tmp); throw StoreError(operation: "write", path: tmp, reason: reason) }
         }
     }
 
     /// Writes a file produced in pieces, atomically like `write`.
     public func writeStream(_ relative: String, _ produce: ((Data) throws -> Void) throws -> Void) throws {
-        let full = path(relative)
-        let slash = full.lastIndex(of: "/")!
-        let dir = String(full[..<slash])
-        try makeDirectory(dir)
-        let tmp = dir + "/." + full[full.index(after: slash)...] + ".tmp"
-        guard FileManager.default.createFile(atPath: tmp, contents: nil), let h = FileHandle(forWritingAtPath: tmp) else {
-            throw StoreError(operation: "create", path: tmp, reason: String(cString: strerror(errno)))
-        }
-        do {
-            try produce { try h.write(contentsOf: $0) }
-            try h.close()
-        } catch {
-            try? h.close(); unlink(tmp)
-            throw StoreError(operation: "write", path: tmp, reason: "\(error)")
-        }
-        if rename(tmp, full) != 0 {
-            let reason = String(cString: strerror(errno))
-            unlink(tmp)
-            throw StoreError(operation: "rename to", path: full, reason: reason)
+        try atomically(relative) { tmp in
+            guard FileManager.default.createFile(atPath: tmp, contents: nil), let h = FileHandle(forWritingAtPath: tmp) else {
+                throw StoreError(operation: "create", path: tmp, reason: String(cString: strerror(errno)))
+            }
+            do {
+                try produce { try h.write(contentsOf: $0) }
+                try h.close()
+            } catch {
+                try? h.close(); unlink(tmp)
+                throw StoreError(operation: "write", path: tmp, reason: "\(error)")
+            }
         }
     }
 
-    /// Writes only when the file is missing or holds other bytes (small files: TileJSON).
-    public func writeIfChanged(_ relative: String, _ data: Data) throws {
-        if FileManager.default.contents(atPath: path(relative)) == data { return }
+    /// Writes only when the file is missing or holds other bytes (small files:
+    /// TileJSON, meshes); returns whether it wrote.
+    @discardableResult
+    public func writeIfChanged(_ relative: String, _ data: Data) throws -> Bool {
+        if read(relative) == data { return false }
         try write(relative, data)
+        return true
     }
 
     public func makeDirectory(_ dir: String) throws {
@@ -145,9 +152,7 @@ public final class TileStore {
 
     /// Removes the temporary file a killed build may have left beside `relative`.
     public func removeTemporary(_ relative: String) {
-        let full = path(relative)
-        let slash = full.lastIndex(of: "/")!
-        unlink(String(full[..<slash]) + "/." + full[full.index(after: slash)...] + ".tmp")
+        unlink(temporaryPath(path(relative)).tmp)
     }
 
     /// Size and modification time, or nil when the file is missing.
