@@ -51,19 +51,6 @@ public final class ImageSurface {
         withPixels { $0[y * stride / 4 + x] }
     }
 
-    /// Encodes the surface with Cairo's PNG writer.
-    public func pngData() throws -> Data {
-        final class Sink { var data = Data() }
-        let sink = Sink()
-        let status = cairo_surface_write_to_png_stream(handle, { closure, bytes, length in
-            let sink = Unmanaged<Sink>.fromOpaque(closure!).takeUnretainedValue()
-            sink.data.append(bytes!, count: Int(length))
-            return CAIRO_STATUS_SUCCESS
-        }, Unmanaged.passUnretained(sink).toOpaque())
-        guard status == CAIRO_STATUS_SUCCESS else { throw CairoError("write PNG", status) }
-        return sink.data
-    }
-
     /// Decodes a PNG into a new surface (used by tests and tools to read tiles back).
     public static func decodePNG(_ data: Data) throws -> ImageSurface {
         final class Source { let data: Data; var offset = 0; init(_ d: Data) { data = d } }
