@@ -30,9 +30,7 @@ enum MeshBuild {
     static func floorNode(_ pf: PreparedFloor, venue: Venue, frame: LocalFrame, style: Style, options: MeshOptions,
                           translation: (Double, Double, Double) = (0, 0, 0), problems: inout [String]) -> MeshNode {
         let levelIDs = Set(pf.floor.levels.map(\.id))
-        var feats = pf.floor.levels.compactMap { l in
-            l.geometry.map { Feature(id: l.id, featureClass: .levelOutline, category: l.category, levelID: l.id, geometry: $0) }
-        }
+        var feats = pf.floor.levels.compactMap(\.outlineFeature)
         feats += venue.features.filter { $0.levelID.map(levelIDs.contains) == true && $0.geometry.isAreal }
         var prims = [String: MeshPrimitive]()
         var order = [String]()

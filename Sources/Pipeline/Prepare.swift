@@ -38,10 +38,7 @@ public enum Prepare {
         let prepared = floors.map { floor -> PreparedFloor in
             var feats = venueWide
             for level in floor.levels {
-                if let g = level.geometry {
-                    feats.append(Feature(id: level.id, featureClass: .levelOutline, category: level.category,
-                                         levelID: level.id, buildingID: level.buildingIDs.first, name: level.name, geometry: g))
-                }
+                if let outline = level.outlineFeature { feats.append(outline) }
                 feats.append(contentsOf: byLevel[level.id] ?? [])
             }
             var drawn = [(order: Int, seq: Int, item: DrawItem, id: String)]()

@@ -65,10 +65,7 @@ public enum PrepareVector {
             }
             feats += venue.features.filter { $0.levelID == nil && $0.featureClass == .building }
             for level in pf.floor.levels {
-                if let g = level.geometry {
-                    feats.append(Feature(id: level.id, featureClass: .levelOutline, category: level.category, levelID: level.id,
-                                         buildingID: level.buildingIDs.first, name: level.name, geometry: g))
-                }
+                if let outline = level.outlineFeature { feats.append(outline) }
             }
             feats += venue.features.filter { $0.levelID.map(levelIDs.contains) == true }
 

@@ -84,3 +84,11 @@ public struct Venue: Sendable {
         return b
     }
 }
+
+extension Level {
+    /// The level's outline as a feature of the floor-outlines class, or nil when the level has none.
+    public var outlineFeature: Feature? {
+        geometry.map { Feature(id: id, featureClass: .levelOutline, category: category, levelID: id,
+                               buildingID: buildingIDs.first, name: name, geometry: $0) }
+    }
+}
