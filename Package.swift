@@ -25,7 +25,7 @@ let package = Package(
         .target(name: "TileGeometry", dependencies: [
             "VenueModel", .product(name: "HeapModule", package: "swift-collections"),
         ]),
-        // Readers: IMDF (folder or zip through libzip).
+        // Readers: IMDF, MVF v2/v3, indoor GeoJSON (folder or zip through libzip); repair of bad features.
         .target(name: "VenueFormats", dependencies: ["VenueModel", "CZip"]),
         // Style spec: layer ids, parsing, default style.
         .target(name: "Styling", dependencies: ["VenueModel"]),
@@ -45,9 +45,9 @@ let package = Package(
         ]),
 
         // Test helpers shared by test targets (an independent MVT decoder).
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CZip"], path: "Tests/TestSupport"),
         .testTarget(name: "TileGeometryTests", dependencies: ["TileGeometry", "TestSupport"]),
-        .testTarget(name: "VenueFormatsTests", dependencies: ["VenueFormats"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "VenueFormatsTests", dependencies: ["VenueFormats", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Styling", "VenueModel", "TileGeometry", "TestSupport"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TileGeometry"]),
         .testTarget(name: "EndToEndTests", dependencies: ["venuetiles", "VenueFormats", "VenueModel", "TileGeometry", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),

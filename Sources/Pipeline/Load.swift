@@ -15,15 +15,17 @@ public enum Load {
     public static func source(_ s: PipelineConfig.Source) throws -> Loaded {
         switch s.format {
         case .imdf:
-            var r = IMDFReader()
+            var r = IMDFReader(limits: s.limits)
             let v = try r.read(path: s.path)
             return Loaded(sourceID: s.id, venue: v, diagnostics: r.diagnostics.items)
         case .geojson:
-            var r = IndoorGeoJSONReader(levelProperty: s.levelProperty ?? "level", categoryProperty: s.categoryProperty)
+            var r = IndoorGeoJSONReader(levelProperty: s.levelProperty ?? "level", categoryProperty: s.categoryProperty, limits: s.limits)
             let v = try r.read(path: s.path, venueID: s.id)
             return Loaded(sourceID: s.id, venue: v, diagnostics: r.diagnostics.items)
         case .mvf:
-            throw VenueFormatError(file: s.path, problem: "source format \"mvf\" is not supported by this version (supported: imdf, geojson)")
+            var r = MVFReader(limits: s.limits)
+            let v = try r.read(path: s.path)
+            return Loaded(sourceID: s.id, venue: v, diagnostics: r.diagnostics.items)
         }
     }
 

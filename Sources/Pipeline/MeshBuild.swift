@@ -40,7 +40,8 @@ enum MeshBuild {
                   let color = ls.fillColor ?? ls.outlineColor else { continue }
             let name = LayerTable.genericID(template)
             if prims[name] == nil { prims[name] = MeshPrimitive(material: name, color: color); order.append(name) }
-            let h = max(0, options.heights[f.featureClass.rawValue] ?? 3.0)
+            // The venue's own height (MVF styles) wins over the per-class table.
+            let h = max(0, f.sourcePaint?.height ?? options.heights[f.featureClass.rawValue] ?? 3.0)
             for poly in f.geometry.polygons {
                 if let (covered, area) = add(poly, height: h, frame: frame, into: &prims[name]!), abs(covered - area) > 1e-6 * max(area, 1e-9) {
                     problems.append("feature \(f.id): its triangles cover \(String(format: "%.3f", covered)) m² of its \(String(format: "%.3f", area)) m² (the polygon is not valid)")

@@ -1,4 +1,5 @@
 import Foundation
+import VenueFormats
 
 /// A problem with pipeline.json: names the file, the key path and the problem.
 public struct ConfigError: Error, CustomStringConvertible {
@@ -24,6 +25,14 @@ public struct PipelineConfig: Sendable {
         public var levelProperty: String? = nil
         /// geojson: a property holding an IMDF-like category; default: OSM indoor tags.
         public var categoryProperty: String? = nil
+        /// Limits for zip archives (pipeline.json `archive_limits`).
+        public var limits: ArchiveLimits = .default
+
+        public init(id: String, format: Format, path: String, levelProperty: String? = nil,
+                    categoryProperty: String? = nil, limits: ArchiveLimits = .default) {
+            self.id = id; self.format = format; self.path = path; self.levelProperty = levelProperty
+            self.categoryProperty = categoryProperty; self.limits = limits
+        }
     }
 
     public struct Tileset: Sendable, Hashable {
@@ -74,7 +83,7 @@ public struct PipelineConfig: Sendable {
             throw fail(nil, "malformed JSON: \((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)")")
         }
         guard let root = any as? [String: Any] else { throw fail(nil, "expected a JSON object") }
-        try rejectUnknown(root, allowed: ["output", "base_url", "zoom", "sources", "tilesets", "style", "mesh"], path: "", fail)
+        try rejectUnknown(root, allowed: ["output", "base_url", "zoom", "sources", "tilesets", "style", "mesh", "archive_limits"], path: "", fail)
 
         let base = URL(fileURLWithPath: file).deletingLastPathComponent()
         func resolve(_ p: String) -> String {
@@ -92,6 +101,20 @@ public struct PipelineConfig: Sendable {
             maxZoom = try int(zoom, "max", path: "zoom.max", fail) ?? maxZoom
             guard (0...30).contains(minZoom), (0...30).contains(maxZoom), minZoom <= maxZoom else {
                 throw fail("zoom", "need 0 ≤ min ≤ max ≤ 30, found min \(minZoom), max \(maxZoom)")
+            }
+        }
+
+        var limits = ArchiveLimits.default
+        if let a = root["archive_limits"] {
+            guard let o = a as? [String: Any] else { throw fail("archive_limits", "expected an object {\"max_uncompressed_bytes\": …, \"max_entries\": …}") }
+            try rejectUnknown(o, allowed: ["max_uncompressed_bytes", "max_entries"], path: "archive_limits.", fail)
+            if let b = try int(o, "max_uncompressed_bytes", path: "archive_limits.max_uncompressed_bytes", fail) {
+                guard b > 0 else { throw fail("archive_limits.max_uncompressed_bytes", "expected a positive number of bytes") }
+                limits.maxUncompressedBytes = UInt64(b)
+            }
+            if let n = try int(o, "max_entries", path: "archive_limits.max_entries", fail) {
+                guard n > 0 else { throw fail("archive_limits.max_entries", "expected a positive count") }
+                limits.maxEntries = n
             }
         }
 
@@ -116,7 +139,8 @@ public struct PipelineConfig: Sendable {
             guard let p = try string(o, "path", fail, path: key + ".path") else { throw fail(key + ".path", "required: a folder or .zip") }
             sources.append(Source(id: id, format: format, path: resolve(p),
                                   levelProperty: try string(o, "level_property", fail, path: key + ".level_property"),
-                                  categoryProperty: try string(o, "category_property", fail, path: key + ".category_property")))
+                                  categoryProperty: try string(o, "category_property", fail, path: key + ".category_property"),
+                                  limits: limits))
         }
 
         var tilesets = [Tileset]()

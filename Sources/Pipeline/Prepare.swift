@@ -46,7 +46,8 @@ public enum Prepare {
                 guard let template = LayerTable.template(for: f.featureClass),
                       let ls = style.resolve(template, floor: floor.id, building: f.buildingID), !ls.drawsNothing else { continue }
                 let g = ProjectedGeometry(f.geometry)
-                let paint = Paint(fill: ls.fillColor, outline: ls.outlineColor, line: ls.lineColor)
+                if f.sourcePaint?.hidden == true { continue }
+                let paint = sourcePainted(Paint(fill: ls.fillColor, outline: ls.outlineColor, line: ls.lineColor), f.sourcePaint, g)
                 guard draws(paint, g) else { continue }
                 drawn.append((LayerTable.drawIndex(of: template), seq, DrawItem(geometry: g, paint: paint), f.id))
             }
@@ -54,6 +55,19 @@ public enum Prepare {
             return PreparedFloor(floor: floor, items: drawn.map(\.item), featureIDs: drawn.map(\.id))
         }
         return PreparedVenue(sourceID: sourceID, venue: venue, floors: prepared, bounds: venue.contentBounds)
+    }
+
+    /// The venue data's own colour (MVF styles) over the style document's: it
+    /// replaces the fill of polygons and the line colour of lines, with its opacity.
+    static func sourcePainted(_ p: Paint, _ sp: SourcePaint?, _ g: ProjectedGeometry) -> Paint {
+        guard let sp, let hex = sp.color, var c = Color(hex: hex) else { return p }
+        if let o = sp.opacity { c.a = UInt8((max(0, min(1, o)) * Double(c.a)).rounded()) }
+        var out = p
+        switch g {
+        case .polygons, .points: out.fill = c
+        case .lines: out.line = c
+        }
+        return out
     }
 
     /// Whether a paint draws anything for this kind of geometry (mirrors TileRenderer).

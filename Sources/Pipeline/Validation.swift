@@ -1,36 +1,86 @@
+import Foundation
 import Styling
 import VenueFormats
 import VenueModel
 
-/// `venuetiles validate`: the Load stage alone, summarised per source.
+/// `venuetiles validate`: the Load stage alone, summarised per source. Every
+/// source is read even when an earlier one fails, so one run lists every problem.
 public enum Validation {
     public struct SourceReport: Sendable {
         public var sourceID: String
+        public var path: String
+        public var format: String
+        /// False when the source cannot be built (it has errors).
+        public var readable: Bool
         public var floors: [String]
         public var levels: Int
         public var features: Int
         /// Feature count per class, in class order.
         public var classes: [(key: String, value: Int)]
         public var diagnostics: [Diagnostic]
-        public var warnings: Int
+        public var warnings: Int { diagnostics.filter { $0.kind == .warning }.count }
+        public var errors: Int { diagnostics.filter { $0.kind == .error }.count }
     }
 
-    public static func run(config: PipelineConfig) throws -> [SourceReport] {
-        let style = try Load.style(config.style)
+    public static func run(config: PipelineConfig) -> [SourceReport] {
         var out = [SourceReport]()
-        for s in config.sources {
+        var styleDiagnostics = [Diagnostic]()
+        do {
+            let style = try Load.style(config.style)
+            styleDiagnostics = style.warnings.map { Diagnostic(kind: .warning, file: config.style ?? "style", featureID: nil, message: $0) }
+        } catch {
+            styleDiagnostics = [Diagnostic(kind: .error, file: config.style ?? "style", featureID: nil, message: "\(error)")]
+        }
+        for (i, s) in config.sources.enumerated() {
+            var r = report(s)
+            if i == 0 { r.diagnostics = styleDiagnostics + r.diagnostics }
+            out.append(r)
+        }
+        return out
+    }
+
+    /// Reads one source; errors become diagnostics of an unreadable report.
+    public static func report(_ s: PipelineConfig.Source) -> SourceReport {
+        var r = SourceReport(sourceID: s.id, path: s.path, format: s.format.rawValue, readable: false, floors: [], levels: 0,
+                             features: 0, classes: [], diagnostics: [])
+        do {
             let l = try Load.source(s)
             var counts = [FeatureClass: Int]()
             for f in l.venue.features { counts[f.featureClass, default: 0] += 1 }
-            var diags = l.diagnostics
-            if s.id == config.sources.first?.id {
-                diags = style.warnings.map { Diagnostic(kind: .warning, file: config.style ?? "style", featureID: nil, message: $0) } + diags
-            }
-            out.append(SourceReport(sourceID: s.id, floors: Floor.group(l.venue.levels).map(\.id), levels: l.venue.levels.count,
-                                    features: l.venue.features.count,
-                                    classes: FeatureClass.allCases.compactMap { c in counts[c].map { (c.rawValue, $0) } },
-                                    diagnostics: diags, warnings: diags.filter { $0.kind == .warning }.count))
+            r.readable = true
+            r.floors = Floor.group(l.venue.levels).map(\.id)
+            r.levels = l.venue.levels.count
+            r.features = l.venue.features.count
+            r.classes = FeatureClass.allCases.compactMap { c in counts[c].map { (c.rawValue, $0) } }
+            r.diagnostics = l.diagnostics
+        } catch let e as VenueFormatErrors {
+            r.diagnostics = e.diagnostics
+        } catch let e as VenueFormatError {
+            r.diagnostics = [Diagnostic(kind: .error, file: e.file, featureID: e.featureID, message: e.problem)]
+        } catch {
+            r.diagnostics = [Diagnostic(kind: .error, file: s.path, featureID: nil, message: "\(error)")]
         }
-        return out
+        return r
+    }
+
+    /// The reports as JSON for scripts: one object per source with its problems.
+    public static func json(_ reports: [SourceReport], strict: Bool) -> Data {
+        let sources: [[String: Any]] = reports.map { r in
+            [
+                "id": r.sourceID, "path": r.path, "format": r.format, "readable": r.readable,
+                "floors": r.floors, "levels": r.levels, "features": r.features,
+                "classes": Dictionary(uniqueKeysWithValues: r.classes.map { ($0.key, $0.value) }),
+                "errors": r.errors, "warnings": r.warnings,
+                "problems": r.diagnostics.map { d -> [String: Any] in
+                    var o: [String: Any] = ["severity": strict && d.kind == .warning ? "error" : d.kind.rawValue,
+                                            "file": d.file, "message": d.message]
+                    if let f = d.featureID { o["feature"] = f }
+                    return o
+                },
+            ]
+        }
+        let ok = reports.allSatisfy { $0.errors == 0 && (!strict || $0.warnings == 0) }
+        let root: [String: Any] = ["valid": ok, "strict": strict, "sources": sources]
+        return (try? JSONSerialization.data(withJSONObject: root, options: [.prettyPrinted, .sortedKeys])) ?? Data("{}".utf8)
     }
 }

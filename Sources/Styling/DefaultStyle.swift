@@ -23,6 +23,7 @@ extension Style {
         { "layer-id": "floor_other_rooms_[FLOOR]", "fill-color": "#ECE6DA", "outline-color": "#C4B9A5" },
         { "layer-id": "floor_rooms_[FLOOR]", "fill-color": "#FBE5C4", "outline-color": "#D2AE7C" },
         { "layer-id": "floor_water_[FLOOR]", "fill-color": "#AAD3EF", "outline-color": "#78AED6" },
+        { "layer-id": "floor_walls_[FLOOR]", "fill-color": "#B9B2A5", "line-color": "#8C8577" },
         { "layer-id": "floor_openings_[FLOOR]", "line-color": "#FFFFFF" },
         { "layer-id": "floor_amenities_[FLOOR]", "fill-color": "#3E7CC4", "outline-color": "#FFFFFF" },
         { "layer-id": "floor_labels_[FLOOR]", "font-name": "DejaVu Sans", "font-size": 12,

@@ -11,7 +11,7 @@ public enum LayerTable {
         "floor_elevators_[FLOOR]", "floor_stairwells_[FLOOR]", "floor_restrooms_[FLOOR]",
         "floor_walkways_[FLOOR]", "floor_fixtures_[FLOOR]", "floor_non_public_units_[FLOOR]",
         "floor_open_to_below_units_[FLOOR]", "floor_other_rooms_[FLOOR]", "floor_rooms_[FLOOR]",
-        "floor_water_[FLOOR]", "floor_openings_[FLOOR]", "floor_amenities_[FLOOR]",
+        "floor_water_[FLOOR]", "floor_walls_[FLOOR]", "floor_openings_[FLOOR]", "floor_amenities_[FLOOR]",
         "floor_selected_unit_[FLOOR]", "floor_shadows_[FLOOR]", "floor_labels_[FLOOR]",
         "floor_icons_[FLOOR]", "building_labels_[BUILDING]",
     ]
@@ -33,6 +33,7 @@ public enum LayerTable {
     /// | otherRoom (unspecified and unknown) | floor_other_rooms_[FLOOR] |
     /// | room (room, office, foodservice, ...) | floor_rooms_[FLOOR] |
     /// | water | floor_water_[FLOOR] |
+    /// | wall (MVF walls, OSM wall lines) | floor_walls_[FLOOR] (our addition to the spec's list: MVF draws walls) |
     /// | opening | floor_openings_[FLOOR] |
     /// | amenity | floor_amenities_[FLOOR] |
     /// | section, anchor | none |
@@ -51,6 +52,7 @@ public enum LayerTable {
         case .otherRoom: return "floor_other_rooms_[FLOOR]"
         case .room: return "floor_rooms_[FLOOR]"
         case .water: return "floor_water_[FLOOR]"
+        case .wall: return "floor_walls_[FLOOR]"
         case .opening: return "floor_openings_[FLOOR]"
         case .amenity: return "floor_amenities_[FLOOR]"
         case .section, .anchor: return nil

@@ -14,10 +14,25 @@ public struct VenueFormatError: Error, CustomStringConvertible, Equatable {
     }
 }
 
-/// A problem a reader repaired or a feature it skipped. The same input gives the
-/// same warnings, in the same order.
+/// Problems that make a venue unreadable, found in one pass so that a user sees
+/// all of them at once. Carries the warnings found on the way, for `validate`.
+public struct VenueFormatErrors: Error, CustomStringConvertible {
+    public var diagnostics: [Diagnostic]
+    public var errors: [Diagnostic] { diagnostics.filter { $0.kind == .error } }
+
+    public init(diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }
+
+    /// One line per error, without the severity word (the CLI prefixes `error: `).
+    public var description: String {
+        errors.map(\.location).joined(separator: "\n")
+    }
+}
+
+/// A problem found while reading: a notice (ignored file), a warning (a feature
+/// repaired or skipped) or an error (the venue cannot be built). The same input
+/// gives the same diagnostics, in the same order.
 public struct Diagnostic: CustomStringConvertible, Sendable, Equatable {
-    public enum Kind: String, Sendable { case notice, warning }
+    public enum Kind: String, Sendable { case notice, warning, error }
     public var kind: Kind
     public var file: String
     public var featureID: String?
@@ -27,9 +42,12 @@ public struct Diagnostic: CustomStringConvertible, Sendable, Equatable {
         self.kind = kind; self.file = file; self.featureID = featureID; self.message = message
     }
 
-    public var description: String {
+    public var description: String { "\(kind.rawValue): \(location)" }
+
+    /// `file: feature id: message`.
+    public var location: String {
         let what = featureID.map { "\(file): feature \($0)" } ?? file
-        return "\(kind.rawValue): \(what): \(message)"
+        return "\(what): \(message)"
     }
 }
 
@@ -46,5 +64,19 @@ public struct Diagnostics: Sendable {
         items.append(Diagnostic(kind: .notice, file: file, featureID: nil, message: message))
     }
 
+    /// A problem in one feature that makes the venue unreadable (a non-finite
+    /// coordinate, a geometry that is not GeoJSON). Reading goes on so that
+    /// every such problem is listed; `throwIfErrors` stops the venue at the end.
+    public mutating func error(_ file: String, _ featureID: String?, _ message: String) {
+        items.append(Diagnostic(kind: .error, file: file, featureID: featureID, message: message))
+    }
+
+    public mutating func error(_ e: VenueFormatError) { error(e.file, e.featureID, e.problem) }
+
     public var warningCount: Int { items.filter { $0.kind == .warning }.count }
+    public var errorCount: Int { items.filter { $0.kind == .error }.count }
+
+    public func throwIfErrors() throws {
+        if errorCount > 0 { throw VenueFormatErrors(diagnostics: items) }
+    }
 }

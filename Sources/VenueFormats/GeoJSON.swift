@@ -47,7 +47,8 @@ struct GeoJSONReader {
         out.reserveCapacity(list.count)
         for (i, item) in list.enumerated() {
             guard let f = item as? [String: Any] else {
-                throw VenueFormatError(file: file, featureID: "#\(i)", problem: "feature is not an object")
+                diagnostics.error(file, "#\(i)", "feature is not an object")
+                continue
             }
             let id = GeoJSONReader.idString(f["id"]) ?? GeoJSONReader.idString((f["properties"] as? [String: Any])?["id"])
             let label = id ?? "#\(i)"
@@ -58,6 +59,10 @@ struct GeoJSONReader {
                     geometry = try self.geometry(g, feature: label)
                 } catch let skip as SkipFeature {
                     diagnostics.warn(file, label, "skipped: \(skip.reason)")
+                    continue
+                } catch let bad as VenueFormatError {
+                    // Listed, and reading goes on: the reader stops the venue once every error is known.
+                    diagnostics.error(bad)
                     continue
                 }
             }

@@ -19,11 +19,12 @@ public struct IMDFReader {
     ]
 
     public private(set) var diagnostics = Diagnostics()
+    public var limits: ArchiveLimits
 
-    public init() {}
+    public init(limits: ArchiveLimits = .default) { self.limits = limits }
 
     public mutating func read(path: String) throws -> Venue {
-        let bundle = try openBundle(at: path)
+        let bundle = try openBundle(at: path, limits: limits)
         return try read(bundle)
     }
 
@@ -75,7 +76,7 @@ public struct IMDFReader {
             guard let id = f.id else { diagnostics.warn(buildingFile, nil, "building without id skipped"); continue }
             buildings.append(Building(id: id, name: f.properties.labels("name"),
                                       category: f.properties.string("category") ?? "unspecified",
-                                      displayPoint: try displayPoint(f, buildingFile)))
+                                      displayPoint: displayPoint(f, buildingFile)))
         }
 
         // levels
@@ -96,19 +97,29 @@ public struct IMDFReader {
                                 outdoor: f.properties["outdoor"] as? Bool ?? false,
                                 buildingIDs: f.properties.stringArray("building_ids"),
                                 category: f.properties.string("category") ?? "unspecified",
-                                geometry: f.geometry.flatMap { $0.isAreal ? $0 : nil }))
+                                geometry: FeatureSink.repairOutline(f.geometry.flatMap { $0.isAreal ? $0 : nil },
+                                                                    levelID: id, file: levelFile, diagnostics: &diagnostics)))
         }
-        guard !levels.isEmpty else { throw VenueFormatError(file: levelFile, problem: "no usable level features") }
+        guard !levels.isEmpty else {
+            try diagnostics.throwIfErrors()
+            throw VenueFormatError(file: levelFile, problem: "no usable level features")
+        }
+        let buildingIDs = Set(buildings.map(\.id))
+        for l in levels {
+            for b in l.buildingIDs where !buildingIDs.contains(b) {
+                diagnostics.warn(levelFile, l.id, "building_ids names \(b), which is not in building.geojson")
+            }
+        }
 
-        var features = [Feature]()
+        var sink = FeatureSink()
         let (footprintFile, footprints) = try load("footprint.geojson")
         for f in footprints {
             guard let id = f.id, let g = f.geometry, g.isAreal else {
                 diagnostics.warn(footprintFile, f.id, "skipped: footprint needs an id and a polygon"); continue
             }
-            features.append(Feature(id: id, featureClass: .building, category: f.properties.string("category") ?? "ground",
-                                    levelID: nil, buildingID: f.properties.stringArray("building_ids").first,
-                                    name: f.properties.labels("name"), geometry: g))
+            sink.add(Feature(id: id, featureClass: .building, category: f.properties.string("category") ?? "ground",
+                             levelID: nil, buildingID: f.properties.stringArray("building_ids").first,
+                             name: f.properties.labels("name"), geometry: g), file: footprintFile, diagnostics: &diagnostics)
         }
 
         // Level-bound layers.
@@ -127,9 +138,9 @@ public struct IMDFReader {
                 }
                 let category = f.properties.string("category") ?? "unspecified"
                 if name == "unit.geojson" { unitLevel[id] = level }
-                features.append(Feature(id: id, featureClass: classify(category), category: category,
-                                        levelID: level, name: f.properties.labels("name"),
-                                        displayPoint: try displayPoint(f, file), geometry: g))
+                sink.add(Feature(id: id, featureClass: classify(category), category: category,
+                                 levelID: level, name: f.properties.labels("name"),
+                                 displayPoint: displayPoint(f, file), geometry: g), file: file, diagnostics: &diagnostics)
             }
         }
         try onLevel("unit.geojson", kind: "unit", classify: FeatureClass.imdfUnit, allowed: \.isAreal)
@@ -149,8 +160,8 @@ public struct IMDFReader {
                 diagnostics.warn(amenityFile, id, "skipped: none of its unit_ids \(units) names a unit on a level"); continue
             }
             let category = f.properties.string("category") ?? "unspecified"
-            features.append(Feature(id: id, featureClass: .amenity, category: category, levelID: level,
-                                    name: f.properties.labels("name"), geometry: g))
+            sink.add(Feature(id: id, featureClass: .amenity, category: category, levelID: level,
+                             name: f.properties.labels("name"), geometry: g), file: amenityFile, diagnostics: &diagnostics)
         }
 
         let (occupantFile, occupants) = try load("occupant.geojson")
@@ -170,13 +181,17 @@ public struct IMDFReader {
             guard let unit = f.properties.string("unit_id"), let level = unitLevel[unit] else {
                 diagnostics.warn(anchorFile, id, "skipped: unit_id names no unit on a level"); continue
             }
-            features.append(Feature(id: id, featureClass: .anchor, category: "anchor", levelID: level,
-                                    name: occupantNames[id] ?? LocalizedName(), geometry: g, unitID: unit))
+            sink.add(Feature(id: id, featureClass: .anchor, category: "anchor", levelID: level,
+                             name: occupantNames[id] ?? LocalizedName(), geometry: g, unitID: unit),
+                     file: anchorFile, diagnostics: &diagnostics)
         }
 
+        let features = sink.finish(reference: v.geometry?.bounds, levels: levels, location: levelFile, diagnostics: &diagnostics)
+        let venueDisplayPoint = displayPoint(v, venueFile)
+        try diagnostics.throwIfErrors()
         return Venue(id: venueID, name: v.properties.labels("name"),
                      category: v.properties.string("category") ?? "unspecified", language: language,
-                     displayPoint: try displayPoint(v, venueFile),
+                     displayPoint: venueDisplayPoint,
                      geometry: v.geometry, buildings: buildings, levels: levels, features: features)
     }
 
@@ -187,9 +202,13 @@ public struct IMDFReader {
         return Int(d)
     }
 
-    private func displayPoint(_ f: RawFeature, _ file: String) throws -> LonLat? {
+    /// A feature's `display_point`; a bad one is an error like any bad coordinate.
+    private mutating func displayPoint(_ f: RawFeature, _ file: String) -> LonLat? {
         guard let dp = f.properties["display_point"] as? [String: Any] else { return nil }
         let r = GeoJSONReader(file: file, diagnostics: Diagnostics())
-        return try r.position(dp["coordinates"], (f.id ?? "?") + " display_point")
+        do { return try r.position(dp["coordinates"], f.id ?? "?") } catch let e as VenueFormatError {
+            diagnostics.error(e.file, e.featureID, "display_point: \(e.problem)")
+            return nil
+        } catch { return nil }
     }
 }

@@ -21,9 +21,12 @@ public struct IndoorGeoJSONReader {
     public var categoryProperty: String?
     public private(set) var diagnostics = Diagnostics()
 
-    public init(levelProperty: String = "level", categoryProperty: String? = nil) {
+    public var limits: ArchiveLimits
+
+    public init(levelProperty: String = "level", categoryProperty: String? = nil, limits: ArchiveLimits = .default) {
         self.levelProperty = levelProperty
         self.categoryProperty = categoryProperty
+        self.limits = limits
     }
 
     public mutating func read(path: String, venueID: String) throws -> Venue {
@@ -36,7 +39,7 @@ public struct IndoorGeoJSONReader {
             bundle = DirectoryBundle(root: url.deletingLastPathComponent().path)
             files = [(url.lastPathComponent, path)]
         } else {
-            bundle = try openBundle(at: path)
+            bundle = try openBundle(at: path, limits: limits)
             files = try bundle.fileNames().filter { $0.hasSuffix(".geojson") || $0.hasSuffix(".json") }
                 .filter { !$0.hasPrefix("__MACOSX/") }.map { ($0, bundle.describe($0)) }
         }
@@ -99,7 +102,7 @@ public struct IndoorGeoJSONReader {
             return nil
         }
         if !g.isAreal {
-            if indoor == "wall" || t["barrier"] == "wall" { return (.fixture, "wall") }
+            if indoor == "wall" || t["barrier"] == "wall" { return (.wall, "wall") }
             if t["door"] != nil || t["entrance"] != nil { return (.opening, "door") }
             if highway == "steps" { return (.stairs, "steps") }
             return nil
@@ -124,7 +127,7 @@ public struct IndoorGeoJSONReader {
     }
 
     mutating func build(_ raw: [(file: String, feature: RawFeature)], venueID: String, location: String) throws -> Venue {
-        var features = [Feature]()
+        var sink = FeatureSink()
         var outlines = [Int: [Geometry]]()
         var buildings = [Building]()
         var venueName = LocalizedName()
@@ -142,8 +145,9 @@ public struct IndoorGeoJSONReader {
                         largestBuilding = size; venueName = IndoorGeoJSONReader.name(t)
                     }
                     if t["building"] != nil { buildings.append(Building(id: id, name: IndoorGeoJSONReader.name(t), category: t["building"]!, displayPoint: nil)) }
-                    features.append(Feature(id: id, featureClass: .building, category: t["building"] ?? "building:part", levelID: nil,
-                                            buildingID: t["building"] != nil ? id : nil, name: IndoorGeoJSONReader.name(t), geometry: g))
+                    sink.add(Feature(id: id, featureClass: .building, category: t["building"] ?? "building:part", levelID: nil,
+                                     buildingID: t["building"] != nil ? id : nil, name: IndoorGeoJSONReader.name(t), geometry: g),
+                             file: file, diagnostics: &diagnostics)
                 } else {
                     diagnostics.warn(file, id, "skipped: no \"\(levelProperty)\" property, so no floor to put it on")
                 }
@@ -163,13 +167,16 @@ public struct IndoorGeoJSONReader {
                 diagnostics.notice(file, "feature \(id): no indoor meaning recognised; not drawn")
                 continue
             }
+            guard let repaired = GeometryRepair.repair(g, file: file, featureID: id, diagnostics: &diagnostics) else { continue }
             for o in ordinals {
-                if cls == .levelOutline { outlines[o, default: []].append(g); continue }
-                features.append(Feature(id: id, featureClass: cls, category: category, levelID: IndoorGeoJSONReader.levelID(o),
-                                        name: IndoorGeoJSONReader.name(t), geometry: g))
+                if cls == .levelOutline { outlines[o, default: []].append(repaired); continue }
+                sink.add(Feature(id: id, featureClass: cls, category: category, levelID: IndoorGeoJSONReader.levelID(o),
+                                 name: IndoorGeoJSONReader.name(t), geometry: repaired),
+                         file: file, repaired: true, diagnostics: &diagnostics)
             }
         }
-        let ordinals = Set(features.compactMap { $0.levelID }.compactMap { Int($0.dropFirst("level:".count)) }).union(outlines.keys)
+        try diagnostics.throwIfErrors()
+        let ordinals = Set(sink.features.compactMap { $0.levelID }.compactMap { Int($0.dropFirst("level:".count)) }).union(outlines.keys)
         guard !ordinals.isEmpty else {
             throw VenueFormatError(file: location, problem: "no feature with a usable \"\(levelProperty)\" property: nothing to put on a floor")
         }
@@ -183,6 +190,7 @@ public struct IndoorGeoJSONReader {
                          geometry: outline)
         }
         if venueName.isEmpty { venueName = LocalizedName(["und": venueID]) }
+        let features = sink.finish(reference: nil, levels: levels, location: location, diagnostics: &diagnostics)
         return Venue(id: venueID, name: venueName, category: "unspecified", language: "und", displayPoint: nil, geometry: nil,
                      buildings: buildings, levels: levels, features: features)
     }

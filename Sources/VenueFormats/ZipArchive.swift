@@ -40,8 +40,42 @@ public final class ZipArchive {
         return names
     }
 
-    /// The uncompressed bytes of an entry.
-    public func read(_ name: String) throws -> Data {
+    /// What the central directory says about one entry.
+    public struct Entry: Sendable {
+        public var name: String
+        /// Declared uncompressed size (may lie in a hostile archive).
+        public var size: UInt64
+        public var encrypted: Bool
+        /// A Unix symbolic link (its "content" is the link target).
+        public var isSymlink: Bool
+        public var isDirectory: Bool { name.hasSuffix("/") }
+    }
+
+    /// Every entry, in archive order.
+    public func entries() throws -> [Entry] {
+        let n = zip_get_num_entries(handle, 0)
+        guard n >= 0 else { throw error("list entries") }
+        var out = [Entry]()
+        out.reserveCapacity(Int(n))
+        for i in 0..<UInt64(n) {
+            var st = zip_stat_t()
+            zip_stat_init(&st)
+            guard zip_stat_index(handle, i, zip_flags_t(ZIP_FL_ENC_GUESS), &st) == 0, let cname = st.name else { throw error("stat entry \(i)") }
+            var opsys: UInt8 = 0
+            var attributes: UInt32 = 0
+            guard zip_file_get_external_attributes(handle, i, 0, &opsys, &attributes) == 0 else { throw error("read attributes of entry \(i)") }
+            let mode = attributes >> 16
+            let symlink = Int32(opsys) == ZIP_OPSYS_UNIX && (mode & 0o170000) == 0o120000
+            let encrypted = st.valid & UInt64(ZIP_STAT_ENCRYPTION_METHOD) != 0 && st.encryption_method != UInt16(ZIP_EM_NONE)
+            out.append(Entry(name: String(cString: cname), size: st.valid & UInt64(ZIP_STAT_SIZE) != 0 ? st.size : 0,
+                             encrypted: encrypted, isSymlink: symlink))
+        }
+        return out
+    }
+
+    /// The uncompressed bytes of an entry; reading stops with an error once
+    /// more than `limit` bytes come out (a zip bomb whose declared size lies).
+    public func read(_ name: String, limit: UInt64 = .max) throws -> Data {
         let index = zip_name_locate(handle, name, 0)
         guard index >= 0 else {
             throw ZipError(operation: "find entry", path: path, message: "no entry named \(name)")
@@ -52,7 +86,7 @@ public final class ZipArchive {
         guard let file = zip_fopen_index(handle, UInt64(index), 0) else { throw error("open entry \(name)") }
         defer { zip_fclose(file) }
         var data = Data()
-        if st.valid & UInt64(ZIP_STAT_SIZE) != 0 { data.reserveCapacity(Int(st.size)) }
+        if st.valid & UInt64(ZIP_STAT_SIZE) != 0 { data.reserveCapacity(Int(min(st.size, limit, 1 << 30))) }
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let n = buffer.withUnsafeMutableBytes { zip_fread(file, $0.baseAddress, UInt64($0.count)) }
@@ -61,6 +95,10 @@ public final class ZipArchive {
                 throw ZipError(operation: "read entry \(name)", path: path, message: msg)
             }
             if n == 0 { break }
+            if UInt64(data.count) + UInt64(n) > limit {
+                throw ZipError(operation: "read entry \(name)", path: path,
+                               message: "uncompressed data exceeds the limit of \(limit) bytes")
+            }
             data.append(contentsOf: buffer[0..<Int(n)])
         }
         return data

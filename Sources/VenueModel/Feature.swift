@@ -1,3 +1,18 @@
+/// Per-feature paint carried by the venue data itself.
+public struct SourcePaint: Hashable, Sendable {
+    /// `#RRGGBB` as the source wrote it.
+    public var color: String?
+    /// 0…1.
+    public var opacity: Double?
+    /// Extrusion height in metres (used by the mesh output).
+    public var height: Double?
+    public var hidden: Bool
+
+    public init(color: String? = nil, opacity: Double? = nil, height: Double? = nil, hidden: Bool = false) {
+        self.color = color; self.opacity = opacity; self.height = height; self.hidden = hidden
+    }
+}
+
 /// One drawable or labelable thing on a level (or venue-wide when `levelID` is nil).
 public struct Feature: Hashable, Sendable {
     /// The source's id (an IMDF UUID, an OSM id, ...).
@@ -12,13 +27,17 @@ public struct Feature: Hashable, Sendable {
     public var geometry: Geometry
     /// For anchors: the unit they sit in (IMDF `unit_id`).
     public var unitID: String?
+    /// Paint the source itself gives this feature (MVF `styles.json` / `default-style.json`);
+    /// applied on top of the style document.
+    public var sourcePaint: SourcePaint?
 
     public init(id: String, featureClass: FeatureClass, category: String, levelID: String?,
                 buildingID: String? = nil, name: LocalizedName = LocalizedName(),
-                displayPoint: LonLat? = nil, geometry: Geometry, unitID: String? = nil) {
+                displayPoint: LonLat? = nil, geometry: Geometry, unitID: String? = nil, sourcePaint: SourcePaint? = nil) {
         self.id = id; self.featureClass = featureClass; self.category = category
         self.levelID = levelID; self.buildingID = buildingID; self.name = name
         self.displayPoint = displayPoint; self.geometry = geometry; self.unitID = unitID
+        self.sourcePaint = sourcePaint
     }
 }
 

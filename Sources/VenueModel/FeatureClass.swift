@@ -15,6 +15,7 @@ public enum FeatureClass: String, CaseIterable, Hashable, Sendable {
     case otherRoom         // units without a more specific class
     case room
     case water
+    case wall              // wall lines and wall polygons (MVF walls, OSM indoor=wall lines)
     case opening
     case amenity
     case section           // read and kept, not drawn by the default style

@@ -42,14 +42,15 @@ struct CommonOptions: ParsableArguments {
 }
 
 func printError(_ e: Error) {
-    FileHandle.standardError.write(Data("error: \(e)\n".utf8))
+    // A venue with several errors lists each on its own line.
+    for line in "\(e)".split(separator: "\n") { FileHandle.standardError.write(Data("error: \(line)\n".utf8)) }
 }
 
 /// Maps an error to the documented exit status.
 func exitStatus(for e: Error) -> ExitCode {
     printError(e)
     switch e {
-    case is ConfigError, is VenueFormatError, is StyleError: return ExitCode(1)
+    case is ConfigError, is VenueFormatError, is VenueFormatErrors, is StyleError: return ExitCode(1)
     case is LockError: return ExitCode(4)
     default: return ExitCode(3)
     }
@@ -126,34 +127,71 @@ struct Build: ParsableCommand {
 
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Read and check every source and the style without writing anything.",
+        abstract: "Read and check venue data without writing anything.",
         discussion: """
-        Prints every notice and warning (file, feature id, problem) and a summary per source: \
-        floors, levels, features by class. Exit status 0 when everything can be built, 1 on an \
-        error (or, with --strict, on any warning).
+        Checks every source of --config (default pipeline.json) and its style, or the one venue \
+        at PATH (a folder, a .zip or a .geojson file; its format is detected). Prints every \
+        problem with its severity, file, feature id and reason, then a summary per source. \
+        Errors make a venue unbuildable (build refuses it); warnings are features the build \
+        repairs or skips the same way every time. Exit status 0 when everything can be built, \
+        1 on any error (with --strict, on any warning too), 64 on bad usage.
         """
     )
 
     @OptionGroup var common: CommonOptions
 
+    @Argument(help: ArgumentHelp("A venue to check instead of the config's sources.", valueName: "path"))
+    var path: String?
+
+    @Option(name: .customLong("input-format"), help: ArgumentHelp("With PATH: imdf, mvf or geojson (default: detected).", valueName: "format"))
+    var inputFormat: String?
+
+    @Option(help: ArgumentHelp("Output: text (problems on stderr, summary on stdout) or json (one document on stdout).", valueName: "text|json"))
+    var format: String = "text"
+
     @Flag(help: "Treat warnings (repaired or skipped features) as errors.")
     var strict = false
+
+    func validate() throws {
+        guard format == "text" || format == "json" else { throw ValidationError("--format must be text or json, not \"\(format)\"") }
+        if let f = inputFormat, PipelineConfig.Source.Format(rawValue: f) == nil {
+            throw ValidationError("--input-format must be imdf, mvf or geojson, not \"\(f)\"")
+        }
+    }
 
     func run() throws {
         let reports: [Validation.SourceReport]
         do {
-            let config = try PipelineConfig.load(path: common.config)
-            reports = try Validation.run(config: config)
+            if let path {
+                let full = URL(fileURLWithPath: path).standardizedFileURL.path
+                let detected = try inputFormat.flatMap(PipelineConfig.Source.Format.init(rawValue:))
+                    ?? PipelineConfig.Source.Format(rawValue: VenueFormats.detectFormat(path: full).rawValue)!
+                let id = URL(fileURLWithPath: full).deletingPathExtension().lastPathComponent
+                reports = [Validation.report(PipelineConfig.Source(id: id, format: detected, path: full))]
+            } else {
+                reports = Validation.run(config: try PipelineConfig.load(path: common.config))
+            }
         } catch { throw exitStatus(for: error) }
-        var warnings = 0
-        for r in reports {
-            r.diagnostics.forEach { FileHandle.standardError.write(Data("\($0)\n".utf8)) }
-            warnings += r.warnings
-            print("\(r.sourceID): \(r.floors.count) floors (\(r.floors.joined(separator: ", "))), \(r.levels) levels, \(r.features) features, \(r.warnings) warnings")
-            print("  " + r.classes.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        let errors = reports.reduce(0) { $0 + $1.errors }, warnings = reports.reduce(0) { $0 + $1.warnings }
+        if format == "json" {
+            FileHandle.standardOutput.write(Validation.json(reports, strict: strict))
+            FileHandle.standardOutput.write(Data("\n".utf8))
+        } else {
+            for r in reports {
+                for d in r.diagnostics {
+                    let line = strict && d.kind == .warning ? "error (strict): \(d.location)" : d.description
+                    FileHandle.standardError.write(Data("\(line)\n".utf8))
+                }
+                if r.readable {
+                    print("\(r.sourceID): \(r.floors.count) floors (\(r.floors.joined(separator: ", "))), \(r.levels) levels, \(r.features) features, \(r.warnings) warnings")
+                    print("  " + r.classes.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+                } else {
+                    print("\(r.sourceID): cannot be built: \(r.errors) errors, \(r.warnings) warnings")
+                }
+            }
+            print("validated \(reports.count) sources: \(errors) errors, \(warnings) warnings")
         }
-        print("validated \(reports.count) sources: \(warnings) warnings")
-        if strict && warnings > 0 { throw ExitCode(1) }
+        if errors > 0 || (strict && warnings > 0) { throw ExitCode(1) }
     }
 }
 

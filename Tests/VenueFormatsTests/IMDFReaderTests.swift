@@ -99,7 +99,11 @@ final class IMDFReaderTests: XCTestCase {
         let edited = edit(text)
         XCTAssertNotEqual(edited, text, "the edit changed nothing")
         try edited.write(toFile: path, atomically: true, encoding: .utf8)
-        do { _ = try read(tmp.path); return nil } catch let e as VenueFormatError { return e }
+        do { _ = try read(tmp.path); return nil } catch let e as VenueFormatError { return e } catch let e as VenueFormatErrors {
+            // Problems inside features are all listed; these edits make exactly one.
+            XCTAssertEqual(e.errors.count, 1, e.description)
+            return e.errors.first.map { VenueFormatError(file: $0.file, featureID: $0.featureID, problem: $0.message) }
+        }
     }
 
     func testMalformedJSONNamesTheFile() throws {

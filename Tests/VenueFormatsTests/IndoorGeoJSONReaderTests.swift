@@ -23,7 +23,7 @@ final class IndoorGeoJSONReaderTests: XCTestCase {
         XCTAssertEqual(cls["way/4"], .restroom)         // tags nested under properties.tags
         XCTAssertEqual(cls["way/5"], .elevator)
         XCTAssertEqual(cls["node/6"], .amenity)
-        XCTAssertEqual(cls["way/7"], .fixture)          // walls are lines on the fixtures layer
+        XCTAssertEqual(cls["way/7"], .wall)             // wall lines on the walls layer
         XCTAssertEqual(v.features.first { $0.id == "way/2" }?.name["fr"], "Livres")
         // No level, and a non-integer level: each reported once and skipped.
         let warnings = r.diagnostics.items.filter { $0.kind == .warning }
