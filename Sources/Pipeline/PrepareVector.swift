@@ -49,6 +49,12 @@ public enum PrepareVector {
                 if let o = levelOrdinal[l] { p.append(("ordinal", .int(Int64(o)))) }
             }
             if let b = f.buildingID ?? f.levelID.flatMap({ levelBuilding[$0] }) { p.append(("building_id", .string(b))) }
+            // The venue's own paint (MVF styles), for clients that style by data.
+            if let sp = f.sourcePaint {
+                if let c = sp.color { p.append(("color", .string(c))) }
+                if let o = sp.opacity { p.append(("opacity", .double(o))) }
+                if let h = sp.height { p.append(("height", .double(h))) }
+            }
             return p
         }
 
@@ -70,7 +76,8 @@ public enum PrepareVector {
             feats += venue.features.filter { $0.levelID.map(levelIDs.contains) == true }
 
             for f in feats {
-                guard let template = LayerTable.template(for: f.featureClass) else { continue }
+                // Hidden in the venue's own styles (MVF): left out like the raster leaves it out.
+                guard let template = LayerTable.template(for: f.featureClass), f.sourcePaint?.hidden != true else { continue }
                 let order = LayerTable.drawIndex(of: template)
                 let venueWide = f.levelID == nil
                 let item = VectorItem(floorLayer: LayerTable.layerID(template, floor: pf.id, building: f.buildingID),

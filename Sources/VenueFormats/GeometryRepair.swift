@@ -43,7 +43,7 @@ public enum GeometryRepair {
             return nil
         }
         if let x = firstCrossing([rings[0]]) {
-            diagnostics.warn(file, featureID, "\(which)skipped: self-intersection at \(x) (edges cross; cannot be repaired safely)")
+            diagnostics.warn(file, featureID, "\(which)skipped: self-intersection at \(rounded(x)) (edges cross; cannot be repaired safely)")
             return nil
         }
         let area = signedArea(rings[0])
@@ -69,10 +69,15 @@ public enum GeometryRepair {
             kept.append(hole)
         }
         if let x = firstCrossing(kept) {
-            diagnostics.warn(file, featureID, "\(which)skipped: self-intersection at \(x) (edges cross; cannot be repaired safely)")
+            diagnostics.warn(file, featureID, "\(which)skipped: self-intersection at \(rounded(x)) (edges cross; cannot be repaired safely)")
             return nil
         }
         return Polygon(rings: kept)
+    }
+
+    /// A position to 1e-7° (about 1 cm) for messages: enough to find it, free of float noise.
+    static func rounded(_ p: LonLat) -> LonLat {
+        LonLat(lon: (p.lon * 1e7).rounded() / 1e7, lat: (p.lat * 1e7).rounded() / 1e7)
     }
 
     /// Twice the signed area of a closed ring in degrees²; positive when counter-clockwise.

@@ -110,7 +110,7 @@ final class VectorTilesTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: a.appendingPathComponent("manifest.json")), try Data(contentsOf: b.appendingPathComponent("manifest.json")))
     }
 
-    /// ../shared/tools/check_mvt.py over the fixture and the real airport: 0 failed.
+    /// ../shared/tools/check_mvt.py over the fixtures (IMDF, MVF v3), the real airport and Caserne: 0 failed.
     func testIndependentCheckerPasses() throws {
         let shared = CLI.packageRoot.deletingLastPathComponent().appendingPathComponent("shared")
         let checker = shared.appendingPathComponent("tools/check_mvt.py")
@@ -122,7 +122,9 @@ final class VectorTilesTests: XCTestCase {
         try probe.run(); probe.waitUntilExit()
         guard probe.terminationStatus == 0 else { throw XCTSkip("python3 with shapely is needed (scripts/setup installs it)") }
 
-        var sources = [(CLI.fixture, "imdf", 23)]
+        let mvf = dir.appendingPathComponent("mvf3")
+        try MVFFixture.writeV3(to: mvf)
+        var sources = [(CLI.fixture, "imdf", 23), (mvf, "mvf", 23)]
         // The airport's z22–23 (about 60,000 tiles) pass too; the suite checks up to z21 to stay quick.
         let yyj = shared.appendingPathComponent("venues/yyj-victoria-airport-imdf/VictoriaAirport_IMDF")
         if FileManager.default.fileExists(atPath: yyj.path) { sources.append((yyj, "imdf", 21)) }
