@@ -146,6 +146,11 @@ final class FormatsTests: XCTestCase {
 
     func testErrorsAreAllListedAndTheVenueRefused() throws {
         let venue = dir.appendingPathComponent("broken.geojson")
+        // A good build first: the refused one must leave it byte for byte.
+        try Self.messy.write(to: venue, atomically: true, encoding: .utf8)
+        let config = try CLI.writeConfig(dir, sources: [("broken", "geojson", venue.path)])
+        XCTAssertEqual(try CLI.run(["build", "--config", config.path]).status, 0)
+        let previous = CLI.snapshot(dir.appendingPathComponent("out"))
         try """
         {"type": "FeatureCollection", "features": [
          {"type": "Feature", "id": "way/1", "properties": {"indoor": "room", "level": "0"},
@@ -165,11 +170,10 @@ final class FormatsTests: XCTestCase {
         XCTAssertTrue(errors.contains { $0.contains("way/2") && $0.contains("Circle") }, r.stderr)
         XCTAssertTrue(errors.contains { $0.contains("#3") && $0.contains("not an object") }, r.stderr)
 
-        let config = try CLI.writeConfig(dir, sources: [("broken", "geojson", venue.path)])
         let b = try CLI.run(["build", "--config", config.path])
         XCTAssertEqual(b.status, 1)
         XCTAssertEqual(b.stderr.split(separator: "\n").filter { $0.hasPrefix("error:") }.count, 3, b.stderr)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("out").path))
+        XCTAssertEqual(CLI.snapshot(dir.appendingPathComponent("out")), previous)
 
         // A coordinate JSON cannot even hold (1e999 overflows a double) makes the file unreadable.
         try Self.messy.replacingOccurrences(of: "6.0001", with: "1e999").write(to: venue, atomically: true, encoding: .utf8)
