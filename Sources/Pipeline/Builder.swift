@@ -97,7 +97,7 @@ public final class Builder {
 
     /// One folder of tiles: a floor (or `all`) of one tileset of one venue.
     struct Pyramid {
-        enum Content { case raster(floor: Int), vector([VectorItem]) }
+        enum Content { case raster([DrawItem]), vector([VectorItem]) }
         var venue: Int
         var name: String
         var tileset: Int
@@ -401,18 +401,20 @@ public final class Builder {
         let vectors = wantsVector ? venues.map(PrepareVector.run) : []
         var pyramids = [Pyramid]()
         for (vi, v) in venues.enumerated() {
-            var rasterPlans = [Int: [FloorZoomPlan]]()
+            var rasterPlans = [Int: (items: [DrawItem], plans: [FloorZoomPlan])]()
             var rasterKeys = [Int: [InputKeys.ItemHash]]()
             for (ti, ts) in config.tilesets.enumerated() {
                 switch ts.format {
                 case .png:
                     for fi in v.floors.indices {
                         if rasterPlans[fi] == nil {
-                            rasterPlans[fi] = zooms.map { Plan.run(floor: v.floors[fi], zoom: $0) }
-                            rasterKeys[fi] = v.floors[fi].items.map(InputKeys.raster)
+                            // Every scale of a floor shares one plan and one label placement.
+                            let r = Plan.raster(floor: v.floors[fi], zooms: zooms)
+                            rasterPlans[fi] = r
+                            rasterKeys[fi] = r.items.map(InputKeys.raster)
                         }
-                        pyramids.append(Pyramid(venue: vi, name: v.floors[fi].id, tileset: ti, content: .raster(floor: fi),
-                                                plans: rasterPlans[fi]!, itemKeys: rasterKeys[fi]!,
+                        pyramids.append(Pyramid(venue: vi, name: v.floors[fi].id, tileset: ti, content: .raster(rasterPlans[fi]!.items),
+                                                plans: rasterPlans[fi]!.plans, itemKeys: rasterKeys[fi]!,
                                                 directory: "\(v.sourceID)/\(v.floors[fi].id)/\(ts.directoryName)"))
                     }
                 case .mvt:
@@ -479,8 +481,8 @@ public final class Builder {
         let tile = plan.tiles[Int(job.tile)]
         let ts = config.tilesets[p.tileset]
         switch p.content {
-        case .raster(let floor):
-            guard case .png(let d) = try renderers[ts.scale]!.render(tile: tile, items: venues[p.venue].floors[floor].items,
+        case .raster(let items):
+            guard case .png(let d) = try renderers[ts.scale]!.render(tile: tile, items: items,
                                                                      indices: plan.items[Int(job.tile)]) else { return nil }
             return Rendered(data: d, hash: Digest32(bytes: SHA256.hash(data: d)), dropped: 0)
         case .vector(let items):

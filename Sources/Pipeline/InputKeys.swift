@@ -39,6 +39,15 @@ public enum InputKeys {
         var w = Writer()
         w.geometry(item.geometry)
         w.color(item.paint.fill); w.color(item.paint.outline); w.color(item.paint.line)
+        if let l = item.label {
+            // Everything a label's pixels depend on: text, metrics, anchor and look.
+            w.string("label")
+            w.double(l.anchor.x); w.double(l.anchor.y)
+            for (line, width) in zip(l.layout.lines, l.layout.lineWidths) { w.string(line); w.double(width) }
+            w.double(l.layout.ascent); w.double(l.layout.lineHeight)
+            w.string(l.style.fontName); w.double(l.style.fontSize); w.color(l.style.color)
+            w.color(l.style.haloColor); w.double(l.style.haloWidth); w.double(l.style.maxWidth)
+        }
         return w.finish()
     }
 

@@ -22,6 +22,30 @@ public enum Plan {
         run(floor.items.map(\.geometry), zoom: zoom, listPad: { DrawMetrics.pad(for: $0, zoom: zoom) })
     }
 
+    /// The raster plans of a floor at every zoom, with its labels: the items are
+    /// the floor's drawn items followed by the labels placed at each zoom (drawn
+    /// last, over everything), and each tile lists the labels that touch it.
+    public static func raster(floor: PreparedFloor, zooms: [Int]) -> (items: [DrawItem], plans: [FloorZoomPlan]) {
+        var items = floor.items
+        var plans = [FloorZoomPlan]()
+        for z in zooms {
+            var plan = run(floor: floor, zoom: z)
+            guard let ls = floor.labelStyle, !floor.labels.isEmpty else { plans.append(plan); continue }
+            let labels = LabelPlacement.place(floor.labels, style: ls, zoom: z)
+            let base = Int32(items.count)
+            items += labels
+            let lp = run(labels.map(\.geometry), zoom: z, listPad: { _ in 0 })
+            var position = [TileID: Int]()
+            for (i, t) in plan.tiles.enumerated() { position[t] = i }
+            // A label lies inside its unit, so its tiles already exist.
+            for (t, idx) in zip(lp.tiles, lp.items) {
+                if let i = position[t] { plan.items[i] += idx.map { $0 + base } }
+            }
+            plans.append(plan)
+        }
+        return (items, plans)
+    }
+
     public static func run(vector items: [VectorItem], zoom: Int, extent: Int, buffer: Int) -> FloorZoomPlan {
         let pad = Double(buffer) / Double(extent) * WebMercator.tileSpan(zoom: zoom)
         return run(items.map(\.geometry), zoom: zoom, listPad: { _ in pad }, existencePad: { _ in 0 })

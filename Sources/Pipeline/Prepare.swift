@@ -12,6 +12,9 @@ public struct PreparedFloor: Sendable {
     public var items: [DrawItem]
     /// The source feature id of each item (for messages and the manifest).
     public var featureIDs: [String]
+    /// Named units that may carry a raster label, and how labels look (nil: no labels).
+    public var labels: [LabelCandidate] = []
+    public var labelStyle: LabelStyle?
 }
 
 public struct PreparedVenue: Sendable {
@@ -35,6 +38,13 @@ public enum Prepare {
         var byLevel = [String: [Feature]]()
         for f in venue.features { if let l = f.levelID { byLevel[l, default: []].append(f) } }
 
+        // Occupant names reach units through anchors (as in the vector labels).
+        var occupantName = [String: LocalizedName]()
+        for a in venue.features where a.featureClass == .anchor && !a.name.isEmpty {
+            if let u = a.unitID, occupantName[u] == nil { occupantName[u] = a.name }
+        }
+        let measurer = try? TextMeasurer()
+
         let prepared = floors.map { floor -> PreparedFloor in
             var feats = venueWide
             for level in floor.levels {
@@ -52,9 +62,37 @@ public enum Prepare {
                 drawn.append((LayerTable.drawIndex(of: template), seq, DrawItem(geometry: g, paint: paint), f.id))
             }
             drawn.sort { ($0.order, $0.seq) < ($1.order, $1.seq) }
-            return PreparedFloor(floor: floor, items: drawn.map(\.item), featureIDs: drawn.map(\.id))
+            var pf = PreparedFloor(floor: floor, items: drawn.map(\.item), featureIDs: drawn.map(\.id))
+            if let measurer, let ls = LabelStyle.resolve(style, floor: floor.id) {
+                pf.labelStyle = ls
+                pf.labels = labelCandidates(feats, floor: floor, style: style, labelStyle: ls, language: venue.language,
+                                            occupantName: occupantName, measurer: measurer)
+            }
+            return pf
         }
         return PreparedVenue(sourceID: sourceID, venue: venue, floors: prepared, bounds: venue.contentBounds)
+    }
+
+    /// Named units of a floor whose own layer is drawn, with their text laid out.
+    static func labelCandidates(_ feats: [Feature], floor: Floor, style: Style, labelStyle: LabelStyle, language: String?,
+                                occupantName: [String: LocalizedName], measurer: TextMeasurer) -> [LabelCandidate] {
+        var out = [LabelCandidate]()
+        for f in feats where PrepareVector.isUnitClass(f.featureClass) && f.sourcePaint?.hidden != true {
+            guard let template = LayerTable.template(for: f.featureClass),
+                  let ls = style.resolve(template, floor: floor.id, building: f.buildingID), !ls.drawsNothing else { continue }
+            let name = f.name.isEmpty ? (occupantName[f.id] ?? f.name) : f.name
+            guard let text = name.text(preferring: language), !text.isEmpty,
+                  case .polygons(let polys) = ProjectedGeometry(f.geometry) else { continue }
+            // The display point when it lies in the unit, else the pole of inaccessibility.
+            var anchor = f.displayPoint.map(WebMercator.project)
+            if let a = anchor, !polys.contains(where: { Planar.contains(rings: $0, a) }) { anchor = nil }
+            guard let a = anchor ?? PrepareVector.labelPoint(Feature(id: f.id, featureClass: f.featureClass, category: f.category,
+                                                                      levelID: f.levelID, geometry: f.geometry)),
+                  let rings = polys.first(where: { Planar.contains(rings: $0, a) }) else { continue }
+            out.append(LabelCandidate(featureID: f.id, layout: measurer.layout(text, style: labelStyle), anchor: a, rings: rings,
+                                      area: polys.reduce(0) { $0 + abs(Planar.signedArea($1[0])) }))
+        }
+        return out
     }
 
     /// The venue data's own colour (MVF styles) over the style document's: it

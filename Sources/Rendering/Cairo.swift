@@ -128,4 +128,69 @@ public final class CairoContext {
     public func fillPreserve() { cairo_fill_preserve(cr) }
     public func fill() { cairo_fill(cr) }
     public func stroke() { cairo_stroke(cr) }
+    public func strokePreserve() { cairo_stroke_preserve(cr) }
+
+    // MARK: text (Cairo's font API over fontconfig + FreeType)
+
+    /// Selects a font by family name. Metrics are unhinted so that a label
+    /// measures the same at every scale (256 px and 512 px tiles agree).
+    public func selectFont(family: String, size: Double, bold: Bool = false) {
+        cairo_select_font_face(cr, family, CAIRO_FONT_SLANT_NORMAL, bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL)
+        cairo_set_font_size(cr, size)
+        let o = cairo_font_options_create()
+        cairo_font_options_set_hint_metrics(o, CAIRO_HINT_METRICS_OFF)
+        cairo_font_options_set_hint_style(o, CAIRO_HINT_STYLE_NONE)
+        cairo_font_options_set_antialias(o, CAIRO_ANTIALIAS_GRAY)
+        cairo_set_font_options(cr, o)
+        cairo_font_options_destroy(o)
+    }
+
+    /// Advance width of `text` in the current font, in user units.
+    public func textAdvance(_ text: String) -> Double {
+        var e = cairo_text_extents_t()
+        cairo_text_extents(cr, text, &e)
+        return e.x_advance
+    }
+
+    /// Ascent, descent and line height of the current font.
+    public func fontMetrics() -> (ascent: Double, descent: Double, height: Double) {
+        var e = cairo_font_extents_t()
+        cairo_font_extents(cr, &e)
+        return (e.ascent, e.descent, e.height)
+    }
+
+    /// The family fontconfig actually chose for the current font (for diagnostics).
+    public func resolvedFamily() -> String? {
+        guard let face = cairo_get_font_face(cr), let fam = cairo_toy_font_face_get_family(face) else { return nil }
+        return String(cString: fam)
+    }
+
+    /// Adds the outline of `text`, its baseline starting at the current point.
+    public func textPath(_ text: String) { cairo_text_path(cr, text) }
+
+    // MARK: images
+
+    /// Paints `image` with its top-left corner at (x, y), scaled by `scale`.
+    public func paint(_ image: ImageSurface, x: Double, y: Double, scale: Double = 1, alpha: Double = 1) {
+        cairo_save(cr)
+        cairo_translate(cr, x, y)
+        cairo_scale(cr, scale, scale)
+        cairo_set_source_surface(cr, image.handle, 0, 0)
+        cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
+        cairo_paint_with_alpha(cr, alpha)
+        cairo_restore(cr)
+    }
+
+    /// Fills the current path with `image` repeated, its origin at (x, y) in device pixels.
+    public func fillPattern(_ image: ImageSurface, originX x: Double, originY y: Double, scale: Double = 1) {
+        let pattern = cairo_pattern_create_for_surface(image.handle)!
+        cairo_pattern_set_extend(pattern, CAIRO_EXTEND_REPEAT)
+        var m = cairo_matrix_t()
+        cairo_matrix_init_scale(&m, 1 / scale, 1 / scale)
+        cairo_matrix_translate(&m, -x, -y)
+        cairo_pattern_set_matrix(pattern, &m)
+        cairo_set_source(cr, pattern)
+        cairo_fill_preserve(cr)
+        cairo_pattern_destroy(pattern)
+    }
 }

@@ -15,11 +15,25 @@ public struct Paint: Hashable, Sendable {
     }
 }
 
-/// A feature ready to draw: projected geometry and paint.
+/// A placed label: its text laid out, centred on `anchor`.
+public struct LabelDraw: Hashable, Sendable {
+    public var anchor: MercatorPoint
+    public var layout: TextLayout
+    public var style: LabelStyle
+    public init(anchor: MercatorPoint, layout: TextLayout, style: LabelStyle) {
+        self.anchor = anchor; self.layout = layout; self.style = style
+    }
+}
+
+/// A feature ready to draw: projected geometry and paint, or a placed label
+/// (then `geometry` is only the label's box, for planning).
 public struct DrawItem: Sendable {
     public var geometry: ProjectedGeometry
     public var paint: Paint
-    public init(geometry: ProjectedGeometry, paint: Paint) { self.geometry = geometry; self.paint = paint }
+    public var label: LabelDraw?
+    public init(geometry: ProjectedGeometry, paint: Paint, label: LabelDraw? = nil) {
+        self.geometry = geometry; self.paint = paint; self.label = label
+    }
 }
 
 /// The outcome of drawing one tile.
@@ -39,6 +53,8 @@ public final class TileRenderer {
     private let surface: ImageSurface
     private let cr: CairoContext
     private let encoder = PNGEncoder()
+    /// The font last selected on `cr` (family, size at scale 1).
+    private var font: (String, Double)?
     /// Encoded solid-colour tiles by pixel value: at z22–23 most tiles lie wholly
     /// inside one room and are the same image, encoded once per worker.
     private var solid = [UInt32: Data]()
@@ -100,8 +116,10 @@ public final class TileRenderer {
         @inline(__always) func px(_ p: MercatorPoint) -> (Double, Double) { ((p.x - ox) * k, (oy - p.y) * k) }
 
         cr.setEvenOdd()
+        var labels = [LabelDraw]()
         for i in indices {
             let item = items[Int(i)]
+            if let l = item.label { labels.append(l); continue }
             switch item.geometry {
             case .polygons(let polys):
                 for rings in polys {
@@ -151,7 +169,40 @@ public final class TileRenderer {
                 }
             }
         }
+        if !labels.isEmpty { drawLabels(labels, px) }
         try cr.checkStatus("draw tile \(tile)")
+    }
+
+    /// Labels are placed once per floor and zoom (see `LabelPlacement`), so a
+    /// label crossing a tile edge is drawn whole, at the same place, in every
+    /// tile it touches. Halos go first so no halo covers a neighbour's text.
+    private func drawLabels(_ labels: [LabelDraw], _ px: (MercatorPoint) -> (Double, Double)) {
+        let k = Double(scale)
+        for pass in 0..<2 {
+            for l in labels {
+                if pass == 0 && (l.style.haloColor == nil || l.style.haloWidth <= 0) { continue }
+                if font.map({ $0.0 != l.style.fontName || $0.1 != l.style.fontSize }) ?? true {
+                    cr.selectFont(family: l.style.fontName, size: l.style.fontSize * k)
+                    font = (l.style.fontName, l.style.fontSize)
+                }
+                let (cx, cy) = px(l.anchor)
+                let top = cy - l.layout.height * k / 2
+                cr.newPath()
+                for (n, line) in l.layout.lines.enumerated() {
+                    cr.moveTo(cx - l.layout.lineWidths[n] * k / 2, top + (l.layout.ascent + Double(n) * l.layout.lineHeight) * k)
+                    cr.textPath(line)
+                }
+                if pass == 0 {
+                    set(l.style.haloColor!)
+                    cr.setRoundJoins()
+                    cr.setLineWidth(2 * l.style.haloWidth * k)
+                    cr.stroke()
+                } else {
+                    set(l.style.color)
+                    cr.fill()
+                }
+            }
+        }
     }
 
     public var pixels: ImageSurface { surface }
