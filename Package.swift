@@ -28,7 +28,12 @@ let package = Package(
         // Readers: IMDF, MVF v2/v3, indoor GeoJSON (folder or zip through libzip); repair of bad features.
         .target(name: "VenueFormats", dependencies: ["VenueModel", "CZip"]),
         // Style spec: layer ids, parsing, default style.
-        .target(name: "Styling", dependencies: ["VenueModel"]),
+        // The default style and sprite are JSON/PNG files in the repo, compiled into the binary.
+        .target(name: "Styling", dependencies: ["VenueModel"], resources: [
+            .embedInCode("Resources/default-style.json"),
+            .embedInCode("Resources/sprite.json"), .embedInCode("Resources/sprite.png"),
+            .embedInCode("Resources/sprite@2x.json"), .embedInCode("Resources/sprite@2x.png"),
+        ]),
         // Cairo raster renderer and PNG encoding.
         .target(name: "Rendering", dependencies: ["VenueModel", "TileGeometry", "Styling", "CCairo", "CZlib"]),
         // Config, floors, plan, render stage, tile store, manifest.

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Styling
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -33,6 +34,16 @@ enum BuildIndex {
         }
         add("config", try file(config.file))
         if let s = config.style { add("style", try file(s)) }
+        if let base = config.sprite {
+            for suffix in ["", "@2x"] {
+                for ext in [".json", ".png"] where suffix.isEmpty || FileManager.default.fileExists(atPath: base + suffix + ext) {
+                    add("sprite\(suffix)\(ext)", try file(base + suffix + ext))
+                }
+            }
+        }
+        // The built-in style and sprite are compiled in; a rebuilt binary with new ones must not look unchanged.
+        add("built-in style", Data(Style.defaultJSON.utf8))
+        add("built-in sprite", Sprite.builtIn(pixelRatio: 1).png + Sprite.builtIn(pixelRatio: 2).png)
         for s in config.sources {
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: s.path, isDirectory: &isDir) else {

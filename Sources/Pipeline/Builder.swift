@@ -89,6 +89,8 @@ public final class Builder {
     private let log: (String) -> Void
     /// Called after each rendered batch with (tiles done, tiles to render, seconds since start).
     private let progress: ((Int, Int, Double) -> Void)?
+    /// SHA-256 of the sprite sheet per pixel ratio, for the raster key header.
+    private var spriteDigests = [Int: String]()
 
     public init(config: PipelineConfig, options: BuildOptions, log: @escaping (String) -> Void,
                 progress: ((Int, Int, Double) -> Void)? = nil) {
@@ -136,6 +138,11 @@ public final class Builder {
         let style = try Load.style(config.style)
         style.warnings.forEach { log("warning: \($0)") }
         summary.warnings += style.warnings.count
+        let sprites = try Load.sprites(config.sprite)
+        let spriteWarnings = Load.missingSpriteImages(style, sprites.one)
+        spriteWarnings.forEach { log("warning: \($0)") }
+        summary.warnings += spriteWarnings.count
+        spriteDigests = [1: Digest32(bytes: SHA256.hash(data: sprites.one.png)).hex, 2: Digest32(bytes: SHA256.hash(data: sprites.two.png)).hex]
         var loaded = [Load.Loaded]()
         for s in config.sources {
             let l = try Load.source(s)
@@ -149,7 +156,7 @@ public final class Builder {
         clock.lap("load", into: &summary)
 
         // Prepare and plan.
-        let venues = loaded.map { Prepare.run(sourceID: $0.sourceID, venue: $0.venue, style: style) }
+        let venues = loaded.map { Prepare.run(sourceID: $0.sourceID, venue: $0.venue, style: style, sprite: sprites.one) }
         clock.lap("prepare", into: &summary)
         let pyramids = plan(venues, zooms: zooms)
         var jobs = [Job]()
@@ -230,7 +237,7 @@ public final class Builder {
         var renderers = [[Int: TileRenderer]](repeating: [:], count: workers)
         for w in 0..<workers {
             for ts in config.tilesets where ts.format == .png && renderers[w][ts.scale] == nil {
-                renderers[w][ts.scale] = try TileRenderer(scale: ts.scale)
+                renderers[w][ts.scale] = try TileRenderer(scale: ts.scale, sprite: ts.scale >= 2 ? sprites.two : sprites.one)
             }
         }
         var entries = [Manifest.TileEntry?](repeating: nil, count: jobs.count)
@@ -436,7 +443,8 @@ public final class Builder {
         let ts = config.tilesets[p.tileset]
         switch ts.format {
         case .png:
-            return "\(Generator.name) \(Generator.version) png scale=\(ts.scale)"
+            // The sprite's pixels are part of every raster tile that draws an icon or a pattern.
+            return "\(Generator.name) \(Generator.version) png scale=\(ts.scale) sprite=\(spriteDigests[ts.scale >= 2 ? 2 : 1] ?? "")"
         case .mvt:
             let tolerance = zoom < config.maxZoom ? ts.simplify : 0
             return "\(Generator.name) \(Generator.version) mvt extent=\(ts.extent) buffer=\(ts.buffer) gzip=\(ts.gzip) simplify=\(tolerance) pyramid=\(p.name == "all" ? "venue" : "floor")"

@@ -13,7 +13,20 @@ public struct LabelCandidate: Sendable {
     public var area: Double
 }
 
-/// Where labels go, decided once per floor and zoom for the whole floor.
+/// An amenity drawn as a sprite icon.
+public struct IconCandidate: Sendable {
+    public var featureID: String
+    public var anchor: MercatorPoint
+    /// The sprite image.
+    public var name: String
+    /// Size in 256 px tile pixels.
+    public var width: Double
+    public var height: Double
+    /// What to draw instead when the icon would overlap another (the amenity dot).
+    public var fallback: DrawItem
+}
+
+/// Where labels and icons go, decided once per floor and zoom for the whole floor.
 ///
 /// Because placement never looks at tile boundaries, a label that crosses a
 /// tile edge is drawn whole, at the same pixels, in every tile it touches —
@@ -23,45 +36,74 @@ public struct LabelCandidate: Sendable {
 ///    the same labels;
 /// 2. a label is placed only when its box (text + halo + 2 px) lies inside its
 ///    unit at that zoom;
-/// 3. a label never overlaps an already placed one.
+/// 3. a label never overlaps an already placed label or icon.
+/// Icons go first, in feature-id order; an icon that would overlap another is
+/// replaced by the amenity's dot at that zoom.
 public enum LabelPlacement {
     /// Clearance around the text, in pixels, beyond the halo.
     public static let marginPx = 2.0
+    /// Clearance around an icon, in pixels.
+    public static let iconMarginPx = 1.0
 
-    /// The labels placed at `zoom`, as draw items whose geometry is the label's box.
-    public static func place(_ candidates: [LabelCandidate], style: LabelStyle, zoom: Int) -> [DrawItem] {
+    /// The icons and labels placed at `zoom`, as draw items whose geometry is
+    /// their box (icons that lost their place: the fallback dots).
+    public static func place(_ candidates: [LabelCandidate], icons: [IconCandidate] = [], style: LabelStyle?, zoom: Int) -> [DrawItem] {
         let mpp = DrawMetrics.metresPerPixel(zoom: zoom)
+        var grid = Grid(cell: 256 * mpp)
+        var out = [DrawItem]()
+        for c in icons.sorted(by: { $0.featureID < $1.featureID }) {
+            let box = rect(c.anchor, halfWidth: (c.width / 2 + iconMarginPx) * mpp, halfHeight: (c.height / 2 + iconMarginPx) * mpp)
+            if grid.collides(box) { out.append(c.fallback); continue }
+            grid.insert(box)
+            out.append(DrawItem(geometry: .polygons([ring(box)]), paint: Paint(), icon: IconDraw(anchor: c.anchor, name: c.name)))
+        }
+        guard let style else { return out }
         let pad = style.haloWidth + marginPx
         let order = candidates.indices.sorted {
             let a = candidates[$0], b = candidates[$1]
             return a.area != b.area ? a.area > b.area : a.featureID < b.featureID
         }
-        // Placed boxes in a grid of 256 px cells.
-        let cell = 256 * mpp
-        var grid = [Int64: [MercatorRect]]()
-        func key(_ cx: Int64, _ cy: Int64) -> Int64 { cx &* 73_856_093 ^ cy &* 19_349_663 }
-        var out = [DrawItem]()
         for i in order {
             let c = candidates[i]
-            let hw = (c.layout.width / 2 + pad) * mpp, hh = (c.layout.height / 2 + pad) * mpp
-            let box = MercatorRect(minX: c.anchor.x - hw, minY: c.anchor.y - hh, maxX: c.anchor.x + hw, maxY: c.anchor.y + hh)
-            guard !c.layout.lines.isEmpty, fits(box, in: c.rings) else { continue }
-            let x0 = Int64((box.minX / cell).rounded(.down)), x1 = Int64((box.maxX / cell).rounded(.down))
-            let y0 = Int64((box.minY / cell).rounded(.down)), y1 = Int64((box.maxY / cell).rounded(.down))
-            var collides = false
-            outer: for cx in x0...x1 {
-                for cy in y0...y1 {
-                    for b in grid[key(cx, cy)] ?? [] where b.intersects(box) { collides = true; break outer }
-                }
-            }
-            if collides { continue }
-            for cx in x0...x1 { for cy in y0...y1 { grid[key(cx, cy), default: []].append(box) } }
-            let ring = [MercatorPoint(x: box.minX, y: box.minY), MercatorPoint(x: box.maxX, y: box.minY),
-                        MercatorPoint(x: box.maxX, y: box.maxY), MercatorPoint(x: box.minX, y: box.maxY)]
-            out.append(DrawItem(geometry: .polygons([[ring]]), paint: Paint(),
+            let box = rect(c.anchor, halfWidth: (c.layout.width / 2 + pad) * mpp, halfHeight: (c.layout.height / 2 + pad) * mpp)
+            guard !c.layout.lines.isEmpty, fits(box, in: c.rings), !grid.collides(box) else { continue }
+            grid.insert(box)
+            out.append(DrawItem(geometry: .polygons([ring(box)]), paint: Paint(),
                                 label: LabelDraw(anchor: c.anchor, layout: c.layout, style: style)))
         }
         return out
+    }
+
+    static func rect(_ c: MercatorPoint, halfWidth hw: Double, halfHeight hh: Double) -> MercatorRect {
+        MercatorRect(minX: c.x - hw, minY: c.y - hh, maxX: c.x + hw, maxY: c.y + hh)
+    }
+
+    static func ring(_ b: MercatorRect) -> [[MercatorPoint]] {
+        [[MercatorPoint(x: b.minX, y: b.minY), MercatorPoint(x: b.maxX, y: b.minY), MercatorPoint(x: b.maxX, y: b.maxY),
+          MercatorPoint(x: b.minX, y: b.maxY), MercatorPoint(x: b.minX, y: b.minY)]]
+    }
+
+    /// Placed boxes, bucketed in square cells.
+    struct Grid {
+        let cell: Double
+        var buckets = [Int64: [MercatorRect]]()
+
+        func range(_ b: MercatorRect) -> (ClosedRange<Int64>, ClosedRange<Int64>) {
+            (Int64((b.minX / cell).rounded(.down))...Int64((b.maxX / cell).rounded(.down)),
+             Int64((b.minY / cell).rounded(.down))...Int64((b.maxY / cell).rounded(.down)))
+        }
+        static func key(_ x: Int64, _ y: Int64) -> Int64 { x &* 73_856_093 ^ y &* 19_349_663 }
+
+        func collides(_ b: MercatorRect) -> Bool {
+            let (xs, ys) = range(b)
+            for x in xs { for y in ys { for o in buckets[Grid.key(x, y)] ?? [] where o.intersects(b) { return true } } }
+            return false
+        }
+
+        mutating func insert(_ b: MercatorRect) {
+            let (xs, ys) = range(b)
+            for x in xs { for y in ys { buckets[Grid.key(x, y), default: []].append(b) } }
+        }
     }
 
     /// True when the box lies inside the polygon: its corners are inside (even-odd

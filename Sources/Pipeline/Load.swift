@@ -29,6 +29,30 @@ public enum Load {
         }
     }
 
+    /// The sprite sheets for pixel ratios 1 and 2. A custom sprite needs its ratio-1
+    /// files; without `@2x` files, 512 px tiles scale the ratio-1 images up.
+    public static func sprites(_ base: String?) throws -> (one: Sprite, two: Sprite) {
+        guard let base else { return (.builtIn(pixelRatio: 1), .builtIn(pixelRatio: 2)) }
+        let one = try Sprite.load(base: base, pixelRatio: 1)
+        let hasTwo = FileManager.default.fileExists(atPath: base + "@2x.json")
+        return (one, hasTwo ? try Sprite.load(base: base, pixelRatio: 2) : one)
+    }
+
+    /// Style properties that name sprite images the sprite does not have (warnings).
+    public static func missingSpriteImages(_ style: Style, _ sprite: Sprite) -> [String] {
+        var out = [String]()
+        for id in style.layers.keys.sorted() {
+            let l = style.layers[id]!
+            if let p = l.fillPattern, sprite.images[p] == nil {
+                out.append("style layer \(id): fill-pattern \"\(p)\" is not in \(sprite.source); filled without it")
+            }
+            if let i = l.iconName, !i.contains("{category}"), sprite.images[i] == nil {
+                out.append("style layer \(id): icon-name \"\(i)\" is not in \(sprite.source); amenities keep their dots")
+            }
+        }
+        return out
+    }
+
     public static func style(_ path: String?) throws -> Style {
         guard let path else { return Style.builtIn }
         guard let data = FileManager.default.contents(atPath: path) else {

@@ -1,4 +1,5 @@
 import Foundation
+import VenueModel
 import VenueFormats
 
 /// A problem with pipeline.json: names the file, the key path and the problem.
@@ -64,6 +65,8 @@ public struct PipelineConfig: Sendable {
     public var tilesets: [Tileset]
     /// Absolute path of the style document, nil for the built-in style.
     public var style: String?
+    /// A sprite sheet's base path (`base.json` + `base.png`, optionally `base@2x.*`); nil: the built-in sprite.
+    public var sprite: String? = nil
     /// glTF meshes per floor and per venue, when asked for.
     public var mesh: MeshOptions?
 
@@ -83,7 +86,7 @@ public struct PipelineConfig: Sendable {
             throw fail(nil, "malformed JSON: \((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)")")
         }
         guard let root = any as? [String: Any] else { throw fail(nil, "expected a JSON object") }
-        try rejectUnknown(root, allowed: ["output", "base_url", "zoom", "sources", "tilesets", "style", "mesh", "archive_limits"], path: "", fail)
+        try rejectUnknown(root, allowed: ["output", "base_url", "zoom", "sources", "tilesets", "style", "mesh", "archive_limits", "sprite"], path: "", fail)
 
         let base = URL(fileURLWithPath: file).deletingLastPathComponent()
         func resolve(_ p: String) -> String {
@@ -182,7 +185,7 @@ public struct PipelineConfig: Sendable {
                         ts.gzip = c == "gzip"
                     }
                     if let v = o["simplify"] {
-                        guard let n = v as? NSNumber, !(v is Bool), n.doubleValue >= 0, n.doubleValue <= 64 else {
+                        guard let n = v as? NSNumber, !JSONTypes.isBoolean(v), n.doubleValue >= 0, n.doubleValue <= 64 else {
                             throw fail(key + ".simplify", "expected a tolerance in tile units, 0…64")
                         }
                         ts.simplify = n.doubleValue
@@ -196,15 +199,16 @@ public struct PipelineConfig: Sendable {
         }
 
         let style = try string(root, "style", fail).map(resolve)
+        let sprite = try string(root, "sprite", fail).map(resolve)
         var mesh: MeshOptions? = nil
         switch root["mesh"] {
         case nil: break
-        case let b as Bool where root["mesh"] is Bool: mesh = b ? MeshOptions() : nil
+        case let v? where JSONTypes.isBoolean(v): mesh = JSONTypes.boolean(v)! ? MeshOptions() : nil
         case let o as [String: Any]:
             try rejectUnknown(o, allowed: ["floor_height", "heights"], path: "mesh.", fail)
             var m = MeshOptions()
             if let v = o["floor_height"] {
-                guard let n = v as? NSNumber, !(v is Bool), n.doubleValue > 0, n.doubleValue < 1000 else { throw fail("mesh.floor_height", "expected metres, more than 0") }
+                guard let n = v as? NSNumber, !JSONTypes.isBoolean(v), n.doubleValue > 0, n.doubleValue < 1000 else { throw fail("mesh.floor_height", "expected metres, more than 0") }
                 m.floorHeight = n.doubleValue
             }
             if let v = o["heights"] {
@@ -213,7 +217,7 @@ public struct PipelineConfig: Sendable {
                     guard MeshOptions.defaultHeights[k] != nil else {
                         throw fail("mesh.heights.\(k)", "unknown feature class (known: \(MeshOptions.defaultHeights.keys.sorted().joined(separator: ", ")))")
                     }
-                    guard let n = x as? NSNumber, !(x is Bool), n.doubleValue >= 0, n.doubleValue < 1000 else { throw fail("mesh.heights.\(k)", "expected metres, 0 or more") }
+                    guard let n = x as? NSNumber, !JSONTypes.isBoolean(x), n.doubleValue >= 0, n.doubleValue < 1000 else { throw fail("mesh.heights.\(k)", "expected metres, 0 or more") }
                     m.heights[k] = n.doubleValue
                 }
             }
@@ -221,7 +225,7 @@ public struct PipelineConfig: Sendable {
         default: throw fail("mesh", "expected true, false or {\"floor_height\": …, \"heights\": {…}}")
         }
         return PipelineConfig(file: file, output: resolve(output), baseURL: baseURL, minZoom: minZoom, maxZoom: maxZoom,
-                              sources: sources, tilesets: tilesets, style: style, mesh: mesh)
+                              sources: sources, tilesets: tilesets, style: style, sprite: sprite, mesh: mesh)
     }
 
     static func isURLSafe(_ s: String) -> Bool {
@@ -247,7 +251,7 @@ public struct PipelineConfig: Sendable {
     private static func int(_ o: [String: Any], _ k: String, path: String,
                             _ fail: (String?, String) -> ConfigError) throws -> Int? {
         guard let v = o[k] else { return nil }
-        guard let n = v as? NSNumber, !(v is Bool), n.doubleValue == n.doubleValue.rounded() else {
+        guard let n = v as? NSNumber, !JSONTypes.isBoolean(v), n.doubleValue == n.doubleValue.rounded() else {
             throw fail(path, "expected an integer")
         }
         return n.intValue

@@ -30,11 +30,11 @@ public enum Plan {
         var plans = [FloorZoomPlan]()
         for z in zooms {
             var plan = run(floor: floor, zoom: z)
-            guard let ls = floor.labelStyle, !floor.labels.isEmpty else { plans.append(plan); continue }
-            let labels = LabelPlacement.place(floor.labels, style: ls, zoom: z)
+            guard (floor.labelStyle != nil && !floor.labels.isEmpty) || !floor.icons.isEmpty else { plans.append(plan); continue }
+            let labels = LabelPlacement.place(floor.labels, icons: floor.icons, style: floor.labelStyle, zoom: z)
             let base = Int32(items.count)
             items += labels
-            let lp = run(labels.map(\.geometry), zoom: z, listPad: { _ in 0 })
+            let lp = run(labels.map(\.geometry), zoom: z, listPad: { DrawMetrics.pad(for: $0, zoom: z) })
             var position = [TileID: Int]()
             for (i, t) in plan.tiles.enumerated() { position[t] = i }
             // A label lies inside its unit, so its tiles already exist.

@@ -15,6 +15,8 @@ public struct PreparedFloor: Sendable {
     /// Named units that may carry a raster label, and how labels look (nil: no labels).
     public var labels: [LabelCandidate] = []
     public var labelStyle: LabelStyle?
+    /// Amenities drawn as sprite icons (placed per zoom with the labels).
+    public var icons: [IconCandidate] = []
 }
 
 public struct PreparedVenue: Sendable {
@@ -27,7 +29,9 @@ public struct PreparedVenue: Sendable {
 /// Prepare stage: groups levels into floors, projects geometry once, resolves
 /// the style of each feature and drops what the style does not draw.
 public enum Prepare {
-    public static func run(sourceID: String, venue: Venue, style: Style) -> PreparedVenue {
+    /// `sprite`: the index that decides which amenities get icons and which
+    /// fill patterns exist (the ratio-1 sheet; other ratios hold the same names).
+    public static func run(sourceID: String, venue: Venue, style: Style, sprite: Sprite = .builtIn(pixelRatio: 1)) -> PreparedVenue {
         let floors = Floor.group(venue.levels)
         // Venue-wide features (venue polygon, footprints) appear on every floor when the style draws them.
         let shared = venue.features.filter { $0.levelID == nil }
@@ -52,17 +56,27 @@ public enum Prepare {
                 feats.append(contentsOf: byLevel[level.id] ?? [])
             }
             var drawn = [(order: Int, seq: Int, item: DrawItem, id: String)]()
+            var icons = [IconCandidate]()
+            let iconStyle = style.resolve("floor_icons_[FLOOR]", floor: floor.id).flatMap { $0.hidden ? nil : $0.iconName }
             for (seq, f) in feats.enumerated() {
                 guard let template = LayerTable.template(for: f.featureClass),
                       let ls = style.resolve(template, floor: floor.id, building: f.buildingID), !ls.drawsNothing else { continue }
                 let g = ProjectedGeometry(f.geometry)
                 if f.sourcePaint?.hidden == true { continue }
-                let paint = sourcePainted(Paint(fill: ls.fillColor, outline: ls.outlineColor, line: ls.lineColor), f.sourcePaint, g)
+                var paint = sourcePainted(Paint(fill: ls.fillColor, outline: ls.outlineColor, line: ls.lineColor), f.sourcePaint, g)
+                if let p = ls.fillPattern, sprite.images[p] != nil { paint.pattern = p }
                 guard draws(paint, g) else { continue }
+                if f.featureClass == .amenity, let template = iconStyle, case .points(let pts) = g, pts.count == 1,
+                   let (name, image) = sprite.iconName(template, category: f.category) {
+                    icons.append(IconCandidate(featureID: f.id, anchor: pts[0], name: name, width: image.logicalWidth,
+                                               height: image.logicalHeight, fallback: DrawItem(geometry: g, paint: paint)))
+                    continue
+                }
                 drawn.append((LayerTable.drawIndex(of: template), seq, DrawItem(geometry: g, paint: paint), f.id))
             }
             drawn.sort { ($0.order, $0.seq) < ($1.order, $1.seq) }
             var pf = PreparedFloor(floor: floor, items: drawn.map(\.item), featureIDs: drawn.map(\.id))
+            pf.icons = icons
             if let measurer, let ls = LabelStyle.resolve(style, floor: floor.id) {
                 pf.labelStyle = ls
                 pf.labels = labelCandidates(feats, floor: floor, style: style, labelStyle: ls, language: venue.language,

@@ -181,6 +181,21 @@ public final class CairoContext {
         cairo_restore(cr)
     }
 
+    /// Paints the `w`×`h` region at (`sx`, `sy`) of `image` with its top-left corner at
+    /// (x, y), scaled by `scale` (a sprite image out of a sprite sheet).
+    public func paint(_ image: ImageSurface, sourceX sx: Double, sourceY sy: Double, width w: Double, height h: Double,
+                      x: Double, y: Double, scale: Double) {
+        cairo_save(cr)
+        cairo_translate(cr, x, y)
+        cairo_scale(cr, scale, scale)
+        cairo_set_source_surface(cr, image.handle, -sx, -sy)
+        cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
+        cairo_new_path(cr)
+        cairo_rectangle(cr, 0, 0, w, h)
+        cairo_fill(cr)
+        cairo_restore(cr)
+    }
+
     /// Fills the current path with `image` repeated, its origin at (x, y) in device pixels.
     public func fillPattern(_ image: ImageSurface, originX x: Double, originY y: Double, scale: Double = 1) {
         let pattern = cairo_pattern_create_for_surface(image.handle)!

@@ -10,9 +10,18 @@ public struct Paint: Hashable, Sendable {
     public var fill: Color?
     public var outline: Color?
     public var line: Color?
-    public init(fill: Color? = nil, outline: Color? = nil, line: Color? = nil) {
-        self.fill = fill; self.outline = outline; self.line = line
+    /// A sprite image repeated over the fill (the style's `fill-pattern`).
+    public var pattern: String?
+    public init(fill: Color? = nil, outline: Color? = nil, line: Color? = nil, pattern: String? = nil) {
+        self.fill = fill; self.outline = outline; self.line = line; self.pattern = pattern
     }
+}
+
+/// A placed icon: sprite image `name` centred on `anchor`.
+public struct IconDraw: Hashable, Sendable {
+    public var anchor: MercatorPoint
+    public var name: String
+    public init(anchor: MercatorPoint, name: String) { self.anchor = anchor; self.name = name }
 }
 
 /// A placed label: its text laid out, centred on `anchor`.
@@ -31,8 +40,9 @@ public struct DrawItem: Sendable {
     public var geometry: ProjectedGeometry
     public var paint: Paint
     public var label: LabelDraw?
-    public init(geometry: ProjectedGeometry, paint: Paint, label: LabelDraw? = nil) {
-        self.geometry = geometry; self.paint = paint; self.label = label
+    public var icon: IconDraw?
+    public init(geometry: ProjectedGeometry, paint: Paint, label: LabelDraw? = nil, icon: IconDraw? = nil) {
+        self.geometry = geometry; self.paint = paint; self.label = label; self.icon = icon
     }
 }
 
@@ -68,12 +78,16 @@ public final class TileRenderer {
         return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
     }
 
-    public init(scale: Int) throws {
+    private let atlas: SpriteAtlas?
+
+    /// `sprite`: icons and fill patterns (without one, icons and patterns are not drawn).
+    public init(scale: Int, sprite: Sprite? = nil) throws {
         precondition(scale >= 1 && scale <= 4, "scale \(scale) out of range 1...4")
         self.scale = scale
         tileSize = 256 * scale
         surface = try ImageSurface(width: tileSize, height: tileSize)
         cr = try CairoContext(surface)
+        atlas = try sprite.map(SpriteAtlas.init)
     }
 
     /// Draws `indices` of `items` (already in drawing order) into `tile`.
@@ -116,10 +130,11 @@ public final class TileRenderer {
         @inline(__always) func px(_ p: MercatorPoint) -> (Double, Double) { ((p.x - ox) * k, (oy - p.y) * k) }
 
         cr.setEvenOdd()
-        var labels = [LabelDraw]()
+        var labels = [LabelDraw](), icons = [IconDraw]()
         for i in indices {
             let item = items[Int(i)]
             if let l = item.label { labels.append(l); continue }
+            if let ic = item.icon { icons.append(ic); continue }
             switch item.geometry {
             case .polygons(let polys):
                 for rings in polys {
@@ -132,6 +147,14 @@ public final class TileRenderer {
                         cr.closePath()
                     }
                     if let f = item.paint.fill { set(f); cr.fillPreserve() }
+                    if let name = item.paint.pattern, let (p, ratio) = try atlas?.pattern(name) {
+                        // Aligned to the world pixel grid so the pattern runs on across tile edges.
+                        let k = Double(scale) / Double(ratio)
+                        let pw = Double(p.width) * k, ph = Double(p.height) * k
+                        let gx = (Double(tile.x) * Double(tileSize)).truncatingRemainder(dividingBy: pw)
+                        let gy = (Double(tile.y) * Double(tileSize)).truncatingRemainder(dividingBy: ph)
+                        cr.fillPattern(p, originX: -gx, originY: -gy, scale: k)
+                    }
                     if let o = item.paint.outline {
                         set(o)
                         cr.setRoundJoins()
@@ -170,6 +193,12 @@ public final class TileRenderer {
             }
         }
         if !labels.isEmpty { drawLabels(labels, px) }
+        if let atlas {
+            for ic in icons {
+                let (x, y) = px(ic.anchor)
+                atlas.drawIcon(ic.name, cx: x, cy: y, scale: scale, on: cr)
+            }
+        }
         try cr.checkStatus("draw tile \(tile)")
     }
 

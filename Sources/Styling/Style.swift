@@ -1,4 +1,5 @@
 import Foundation
+import VenueModel
 
 /// The paint of one style layer after wildcard resolution.
 public struct LayerStyle: Hashable, Sendable {
@@ -81,7 +82,7 @@ public struct Style: Sendable {
                     return c
                 }
                 func number() throws -> Double {
-                    guard let n = v as? NSNumber, !(v is Bool), n.doubleValue.isFinite, n.doubleValue >= 0 else {
+                    guard let n = v as? NSNumber, !JSONTypes.isBoolean(v), n.doubleValue.isFinite, n.doubleValue >= 0 else {
                         throw StyleError(source: source, entry: entry, property: key, problem: "expected a non-negative number, found \(v)")
                     }
                     return n.doubleValue
@@ -95,7 +96,7 @@ public struct Style: Sendable {
                 switch key {
                 case "layer-id": break
                 case "hidden":
-                    guard let b = v as? Bool else {
+                    guard let b = JSONTypes.boolean(v) else {
                         throw StyleError(source: source, entry: entry, property: key, problem: "expected true or false, found \(v)")
                     }
                     s.hidden = b

@@ -94,7 +94,7 @@ public struct IMDFReader {
             }
             levels.append(Level(id: id, ordinal: ordinal, name: f.properties.labels("name"),
                                 shortName: f.properties.labels("short_name"),
-                                outdoor: f.properties["outdoor"] as? Bool ?? false,
+                                outdoor: JSONTypes.boolean(f.properties["outdoor"]) ?? false,
                                 buildingIDs: f.properties.stringArray("building_ids"),
                                 category: f.properties.string("category") ?? "unspecified",
                                 geometry: FeatureSink.repairOutline(f.geometry.flatMap { $0.isAreal ? $0 : nil },

@@ -374,7 +374,7 @@ private struct Context {
         }
         if let o = (e["opacity"] as? NSNumber)?.doubleValue, o.isFinite { sp.opacity = min(1, max(0, o)) }
         if let h = (e["height"] as? NSNumber)?.doubleValue, h.isFinite { sp.height = h }
-        sp.hidden = e["hidden"] as? Bool ?? false
+        sp.hidden = JSONTypes.boolean(e["hidden"]) ?? false
         return sp
     }
 }
