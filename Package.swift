@@ -54,7 +54,7 @@ let package = Package(
         .testTarget(name: "TileGeometryTests", dependencies: ["TileGeometry", "TestSupport"]),
         .testTarget(name: "VenueFormatsTests", dependencies: ["VenueFormats", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Styling", "VenueModel", "TileGeometry", "TestSupport"]),
-        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TileGeometry"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TileGeometry", "Rendering", "Styling", "VenueFormats", "VenueModel"]),
         .testTarget(name: "EndToEndTests", dependencies: ["venuetiles", "VenueFormats", "VenueModel", "TileGeometry", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
     ]
 )

@@ -11,6 +11,10 @@ public struct LabelCandidate: Sendable {
     /// The rings of the unit's polygon that holds the anchor (exterior first).
     public var rings: [[MercatorPoint]]
     public var area: Double
+
+    public init(featureID: String, layout: TextLayout, anchor: MercatorPoint, rings: [[MercatorPoint]], area: Double) {
+        self.featureID = featureID; self.layout = layout; self.anchor = anchor; self.rings = rings; self.area = area
+    }
 }
 
 /// An amenity drawn as a sprite icon.
@@ -24,6 +28,11 @@ public struct IconCandidate: Sendable {
     public var height: Double
     /// What to draw instead when the icon would overlap another (the amenity dot).
     public var fallback: DrawItem
+
+    public init(featureID: String, anchor: MercatorPoint, name: String, width: Double, height: Double, fallback: DrawItem) {
+        self.featureID = featureID; self.anchor = anchor; self.name = name; self.width = width; self.height = height
+        self.fallback = fallback
+    }
 }
 
 /// Where labels and icons go, decided once per floor and zoom for the whole floor.
@@ -68,7 +77,10 @@ public enum LabelPlacement {
             let box = rect(c.anchor, halfWidth: (c.layout.width / 2 + pad) * mpp, halfHeight: (c.layout.height / 2 + pad) * mpp)
             guard !c.layout.lines.isEmpty, fits(box, in: c.rings), !grid.collides(box) else { continue }
             grid.insert(box)
-            out.append(DrawItem(geometry: .polygons([ring(box)]), paint: Paint(),
+            // The planning box is what can get ink (text, halo, 1 px of antialiasing), not the clearance.
+            let inked = rect(c.anchor, halfWidth: (c.layout.width / 2 + style.haloWidth + 1) * mpp,
+                             halfHeight: (c.layout.height / 2 + style.haloWidth + 1) * mpp)
+            out.append(DrawItem(geometry: .polygons([ring(inked)]), paint: Paint(),
                                 label: LabelDraw(anchor: c.anchor, layout: c.layout, style: style)))
         }
         return out

@@ -17,6 +17,12 @@ public struct PreparedFloor: Sendable {
     public var labelStyle: LabelStyle?
     /// Amenities drawn as sprite icons (placed per zoom with the labels).
     public var icons: [IconCandidate] = []
+
+    public init(floor: Floor, items: [DrawItem], featureIDs: [String], labels: [LabelCandidate] = [],
+                labelStyle: LabelStyle? = nil, icons: [IconCandidate] = []) {
+        self.floor = floor; self.items = items; self.featureIDs = featureIDs
+        self.labels = labels; self.labelStyle = labelStyle; self.icons = icons
+    }
 }
 
 public struct PreparedVenue: Sendable {

@@ -28,8 +28,12 @@ public enum Validation {
         do {
             let style = try Load.style(config.style)
             styleDiagnostics = style.warnings.map { Diagnostic(kind: .warning, file: config.style ?? "style", featureID: nil, message: $0) }
+            let sprites = try Load.sprites(config.sprite)
+            styleDiagnostics += Load.missingSpriteImages(style, sprites.one).map {
+                Diagnostic(kind: .warning, file: config.style ?? "style", featureID: nil, message: $0)
+            }
         } catch {
-            styleDiagnostics = [Diagnostic(kind: .error, file: config.style ?? "style", featureID: nil, message: "\(error)")]
+            styleDiagnostics = [Diagnostic(kind: .error, file: config.style ?? config.sprite ?? "style", featureID: nil, message: "\(error)")]
         }
         for (i, s) in config.sources.enumerated() {
             var r = report(s)

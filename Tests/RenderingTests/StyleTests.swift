@@ -47,9 +47,58 @@ final class StyleTests: XCTestCase {
         }
     }
 
+    func testBuiltInStyleIsTheJSONFileInTheRepo() throws {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/Styling/Resources/default-style.json")
+        XCTAssertEqual(Style.defaultJSON, try String(contentsOf: file, encoding: .utf8))
+        XCTAssertEqual(Style.builtIn.resolve("floor_icons_[FLOOR]", floor: "floor_0")?.iconName, "{category}")
+    }
+
+    func testHiddenVersionAndSmallNumbers() throws {
+        let doc = """
+        {"id": "t", "version": "1.0", "styles": [
+          {"layer-id": "floor_rooms_[FLOOR]", "fill-color": "#111111", "hidden": true},
+          {"layer-id": "floor_labels_[FLOOR]", "font-size": 1, "font-stroke-width": 0, "max-text-width": 1}
+        ]}
+        """
+        let s = try Style.parse(Data(doc.utf8), source: "t.json")
+        XCTAssertEqual(s.resolve("floor_rooms_[FLOOR]", floor: "floor_0")?.drawsNothing, true)
+        XCTAssertEqual(s.resolve("floor_labels_[FLOOR]", floor: "floor_0")?.fontSize, 1, "JSON 1 is a number, not true")
+        XCTAssertEqual(s.resolve("floor_labels_[FLOOR]", floor: "floor_0")?.fontStrokeWidth, 0)
+        XCTAssertThrowsError(try Style.parse(Data(#"{"id": "t", "version": "2.0", "styles": []}"#.utf8), source: "v.json")) { e in
+            XCTAssertTrue("\(e)".contains("version"), "\(e)")
+        }
+        XCTAssertThrowsError(try Style.parse(Data(#"{"id": "t", "styles": [{"layer-id": "venue", "hidden": 1}]}"#.utf8), source: "h.json")) { e in
+            XCTAssertTrue("\(e)".contains("hidden"), "\(e)")
+        }
+    }
+
+    func testSpriteIndexAndCategoryLookup() throws {
+        let one = Sprite.builtIn(pixelRatio: 1), two = Sprite.builtIn(pixelRatio: 2)
+        XCTAssertEqual(one.images.keys.sorted(), two.images.keys.sorted())
+        let r1 = try XCTUnwrap(one.image(forCategory: "restroom.female"))
+        XCTAssertEqual(r1.name, "restroom.female")
+        XCTAssertEqual(one.image(forCategory: "information.mufid.departures")?.name, "information.mufid")
+        XCTAssertEqual(one.image(forCategory: "elevator.freight")?.name, "elevator")
+        XCTAssertNil(one.image(forCategory: "helipad"))
+        XCTAssertEqual(one.iconName("{category}", category: "atm")?.name, "atm")
+        XCTAssertEqual(one.iconName("poi", category: "anything")?.name, "poi")
+        XCTAssertNil(one.iconName("no-such-icon", category: "atm"))
+        let a = one.images["atm"]!, b = two.images["atm"]!
+        XCTAssertEqual(a.logicalWidth, b.logicalWidth)
+        XCTAssertEqual(b.width, 2 * a.width)
+        XCTAssertThrowsError(try Sprite.parse(index: Data(#"{"x": {"x": 0, "y": 0, "width": -1, "height": 4}}"#.utf8),
+                                              png: one.png, pixelRatio: 1, source: "s")) { e in
+            XCTAssertTrue("\(e)".contains("s.json") && "\(e)".contains("width"), "\(e)")
+        }
+        XCTAssertThrowsError(try Sprite.parse(index: Data("{}".utf8), png: Data("GIF89a".utf8), pixelRatio: 1, source: "s")) { e in
+            XCTAssertTrue("\(e)".contains("not a PNG"), "\(e)")
+        }
+    }
+
     func testEveryDrawnClassHasALayer() {
         for c in [VenueModelClass.room, .walkway, .restroom, .elevator, .stairs, .nonPublic, .openToBelow, .otherRoom,
-                  .levelOutline, .fixture, .opening, .amenity, .water] {
+                  .levelOutline, .fixture, .opening, .amenity, .water, .wall] {
             let t = LayerTable.template(for: c)
             XCTAssertNotNil(t, "\(c)")
             XCTAssertLessThan(LayerTable.drawIndex(of: t!), LayerTable.drawingOrder.count)
