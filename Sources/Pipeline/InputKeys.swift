@@ -39,6 +39,7 @@ public enum InputKeys {
         var w = Writer()
         w.geometry(item.geometry)
         w.color(item.paint.fill); w.color(item.paint.outline); w.color(item.paint.line)
+        if item.wholeTile { w.string("background") }
         if let p = item.paint.pattern { w.string("pattern"); w.string(p) }
         if let ic = item.icon { w.string("icon"); w.string(ic.name); w.double(ic.anchor.x); w.double(ic.anchor.y) }
         if let l = item.label {

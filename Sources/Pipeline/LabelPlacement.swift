@@ -11,9 +11,15 @@ public struct LabelCandidate: Sendable {
     /// The rings of the unit's polygon that holds the anchor (exterior first).
     public var rings: [[MercatorPoint]]
     public var area: Double
+    /// Its own look (building labels); nil: the floor's label style.
+    public var style: LabelStyle?
+    /// Placement order before area: 0 unit labels, 1 building labels.
+    public var rank: Int
 
-    public init(featureID: String, layout: TextLayout, anchor: MercatorPoint, rings: [[MercatorPoint]], area: Double) {
+    public init(featureID: String, layout: TextLayout, anchor: MercatorPoint, rings: [[MercatorPoint]], area: Double,
+                style: LabelStyle? = nil, rank: Int = 0) {
         self.featureID = featureID; self.layout = layout; self.anchor = anchor; self.rings = rings; self.area = area
+        self.style = style; self.rank = rank
     }
 }
 
@@ -46,34 +52,37 @@ public struct IconCandidate: Sendable {
 /// 2. a label is placed only when its box (text + halo + 2 px) lies inside its
 ///    unit at that zoom;
 /// 3. a label never overlaps an already placed label or icon.
-/// Icons go first, in feature-id order; an icon that would overlap another is
-/// replaced by the amenity's dot at that zoom.
+/// Icons go first (from z19), in feature-id order; an icon that would overlap
+/// another, or one below z19, is replaced by the amenity's dot at that zoom.
 public enum LabelPlacement {
     /// Clearance around the text, in pixels, beyond the halo.
     public static let marginPx = 2.0
     /// Clearance around an icon, in pixels.
     public static let iconMarginPx = 1.0
+    /// Below this zoom amenities keep their dots: 24 px icons would cover a whole venue at z17–18.
+    public static let iconMinZoom = 19
 
     /// The icons and labels placed at `zoom`, as draw items whose geometry is
     /// their box (icons that lost their place: the fallback dots).
-    public static func place(_ candidates: [LabelCandidate], icons: [IconCandidate] = [], style: LabelStyle?, zoom: Int) -> [DrawItem] {
+    public static func place(_ candidates: [LabelCandidate], icons: [IconCandidate] = [], style floorStyle: LabelStyle?, zoom: Int) -> [DrawItem] {
         let mpp = DrawMetrics.metresPerPixel(zoom: zoom)
         var grid = Grid(cell: 256 * mpp)
         var out = [DrawItem]()
         for c in icons.sorted(by: { $0.featureID < $1.featureID }) {
             let box = rect(c.anchor, halfWidth: (c.width / 2 + iconMarginPx) * mpp, halfHeight: (c.height / 2 + iconMarginPx) * mpp)
-            if grid.collides(box) { out.append(c.fallback); continue }
+            if zoom < iconMinZoom || grid.collides(box) { out.append(c.fallback); continue }
             grid.insert(box)
             out.append(DrawItem(geometry: .polygons([ring(box)]), paint: Paint(), icon: IconDraw(anchor: c.anchor, name: c.name)))
         }
-        guard let style else { return out }
-        let pad = style.haloWidth + marginPx
         let order = candidates.indices.sorted {
             let a = candidates[$0], b = candidates[$1]
+            if a.rank != b.rank { return a.rank < b.rank }
             return a.area != b.area ? a.area > b.area : a.featureID < b.featureID
         }
         for i in order {
             let c = candidates[i]
+            guard let style = c.style ?? floorStyle else { continue }
+            let pad = style.haloWidth + marginPx
             let box = rect(c.anchor, halfWidth: (c.layout.width / 2 + pad) * mpp, halfHeight: (c.layout.height / 2 + pad) * mpp)
             guard !c.layout.lines.isEmpty, fits(box, in: c.rings), !grid.collides(box) else { continue }
             grid.insert(box)

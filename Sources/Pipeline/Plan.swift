@@ -19,7 +19,12 @@ public struct FloorZoomPlan: Sendable {
 /// actually meet exist.
 public enum Plan {
     public static func run(floor: PreparedFloor, zoom: Int) -> FloorZoomPlan {
-        run(floor.items.map(\.geometry), zoom: zoom, listPad: { DrawMetrics.pad(for: $0, zoom: zoom) })
+        var plan = run(floor.items.map { $0.wholeTile ? .points([]) : $0.geometry }, zoom: zoom,
+                       listPad: { DrawMetrics.pad(for: $0, zoom: zoom) })
+        // The background makes no tile exist, but fills every tile that does.
+        let wholeTile = floor.items.indices.filter { floor.items[$0].wholeTile }.map(Int32.init)
+        if !wholeTile.isEmpty { plan.items = plan.items.map { wholeTile + $0 } }
+        return plan
     }
 
     /// The raster plans of a floor at every zoom, with its labels: the items are

@@ -80,6 +80,9 @@ public enum Prepare {
                 }
                 drawn.append((LayerTable.drawIndex(of: template), seq, DrawItem(geometry: g, paint: paint), f.id))
             }
+            if let bg = style.resolve("background", floor: floor.id), !bg.hidden, let c = bg.fillColor {
+                drawn.append((LayerTable.drawIndex(of: "background"), -1, DrawItem(geometry: .points([]), paint: Paint(fill: c), wholeTile: true), "background"))
+            }
             drawn.sort { ($0.order, $0.seq) < ($1.order, $1.seq) }
             var pf = PreparedFloor(floor: floor, items: drawn.map(\.item), featureIDs: drawn.map(\.id))
             pf.icons = icons
@@ -88,9 +91,33 @@ public enum Prepare {
                 pf.labels = labelCandidates(feats, floor: floor, style: style, labelStyle: ls, language: venue.language,
                                             occupantName: occupantName, measurer: measurer)
             }
+            if let measurer {
+                pf.labels += buildingLabels(venue, style: style, measurer: measurer)
+                if pf.labelStyle == nil, !pf.labels.isEmpty { pf.labelStyle = pf.labels[0].style }
+            }
             return pf
         }
         return PreparedVenue(sourceID: sourceID, venue: venue, floors: prepared, bounds: venue.contentBounds)
+    }
+
+    /// Building names (`building_labels_[BUILDING]`) on their footprints, on every floor.
+    /// They rank below unit labels: they show where units are too small for their own names.
+    static func buildingLabels(_ venue: Venue, style: Style, measurer: TextMeasurer) -> [LabelCandidate] {
+        var names = [String: LocalizedName]()
+        for b in venue.buildings where !b.name.isEmpty { names[b.id] = b.name }
+        var out = [LabelCandidate]()
+        for f in venue.features where f.featureClass == .building {
+            guard let id = f.buildingID ?? Optional(f.id),
+                  let ls = LabelStyle.resolve(style, template: "building_labels_[BUILDING]", building: id),
+                  let text = (f.name.isEmpty ? names[id] : f.name)?.text(preferring: venue.language), !text.isEmpty,
+                  case .polygons(let polys) = ProjectedGeometry(f.geometry),
+                  let a = PrepareVector.labelPoint(Feature(id: f.id, featureClass: .building, category: f.category, levelID: nil,
+                                                           geometry: f.geometry)),
+                  let rings = polys.first(where: { Planar.contains(rings: $0, a) }) else { continue }
+            out.append(LabelCandidate(featureID: f.id, layout: measurer.layout(text, style: ls), anchor: a, rings: rings,
+                                      area: polys.reduce(0) { $0 + abs(Planar.signedArea($1[0])) }, style: ls, rank: 1))
+        }
+        return out
     }
 
     /// Named units of a floor whose own layer is drawn, with their text laid out.

@@ -129,6 +129,8 @@ public final class CairoContext {
     public func fill() { cairo_fill(cr) }
     public func stroke() { cairo_stroke(cr) }
     public func strokePreserve() { cairo_stroke_preserve(cr) }
+    /// Paints the current source over the whole surface.
+    public func paintAll() { cairo_paint(cr) }
 
     // MARK: text (Cairo's font API over fontconfig + FreeType)
 

@@ -18,9 +18,11 @@ public struct LabelStyle: Hashable, Sendable {
         self.haloColor = haloColor; self.haloWidth = haloWidth; self.maxWidth = maxWidth
     }
 
-    /// The style of the labels layer; nil when the style hides it or has no entry.
-    public static func resolve(_ style: Style, floor: String) -> LabelStyle? {
-        guard let l = style.resolve("floor_labels_[FLOOR]", floor: floor), !l.hidden else { return nil }
+    /// The style of a labels layer (`floor_labels_[FLOOR]` or `building_labels_[BUILDING]`);
+    /// nil when the style hides it or has no entry.
+    public static func resolve(_ style: Style, template: String = "floor_labels_[FLOOR]", floor: String? = nil,
+                               building: String? = nil) -> LabelStyle? {
+        guard let l = style.resolve(template, floor: floor, building: building), !l.hidden else { return nil }
         var s = LabelStyle()
         if let n = l.fontName { s.fontName = n }
         if let z = l.fontSize { s.fontSize = z }

@@ -41,8 +41,10 @@ public struct DrawItem: Sendable {
     public var paint: Paint
     public var label: LabelDraw?
     public var icon: IconDraw?
-    public init(geometry: ProjectedGeometry, paint: Paint, label: LabelDraw? = nil, icon: IconDraw? = nil) {
-        self.geometry = geometry; self.paint = paint; self.label = label; self.icon = icon
+    /// The style's `background`: the fill covers every tile of the floor (geometry unused).
+    public var wholeTile = false
+    public init(geometry: ProjectedGeometry, paint: Paint, label: LabelDraw? = nil, icon: IconDraw? = nil, wholeTile: Bool = false) {
+        self.geometry = geometry; self.paint = paint; self.label = label; self.icon = icon; self.wholeTile = wholeTile
     }
 }
 
@@ -135,6 +137,10 @@ public final class TileRenderer {
             let item = items[Int(i)]
             if let l = item.label { labels.append(l); continue }
             if let ic = item.icon { icons.append(ic); continue }
+            if item.wholeTile {
+                if let f = item.paint.fill { set(f); cr.paintAll() }
+                continue
+            }
             switch item.geometry {
             case .polygons(let polys):
                 for rings in polys {

@@ -50,6 +50,24 @@ final class LabelTests: XCTestCase {
         XCTAssertLessThan(count(17), count(21))
     }
 
+    func testBackgroundFillsEveryTileButMakesNone() throws {
+        var r = IMDFReader()
+        let venue = try r.read(path: PlanTests.fixture)
+        let doc = Style.defaultJSON.replacingOccurrences(of: #"{"layer-id": "background", "hidden": true}"#,
+                                                         with: ##"{"layer-id": "background", "fill-color": "#102030"}"##)
+        XCTAssertNotEqual(doc, Style.defaultJSON)
+        let withBG = Prepare.run(sourceID: "h", venue: venue, style: try Style.parse(Data(doc.utf8), source: "bg.json")).floors[1]
+        let plain = Prepare.run(sourceID: "h", venue: venue, style: Style.builtIn).floors[1]
+        let a = Plan.run(floor: withBG, zoom: 21), b = Plan.run(floor: plain, zoom: 21)
+        XCTAssertEqual(a.tiles, b.tiles, "the background must not make tiles exist")
+        XCTAssertTrue(a.items.allSatisfy { $0.first == 0 })
+        let renderer = try TileRenderer(scale: 1)
+        try renderer.draw(tile: a.tiles[0], items: withBG.items, indices: a.items[0])
+        XCTAssertEqual(rgba(renderer.pixels.pixel(x: 0, y: 0)), [0x10, 0x20, 0x30, 255])
+        // Building names are label candidates ranked below units.
+        XCTAssertTrue(plain.labels.contains { $0.rank == 1 })
+    }
+
     func testLayoutWrapsAtMaxTextWidth() throws {
         let m = try TextMeasurer()
         var style = LabelStyle()
