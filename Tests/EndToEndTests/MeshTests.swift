@@ -7,6 +7,29 @@ import XCTest
 
 /// glTF output of the built CLI.
 final class MeshTests: XCTestCase {
+    /// MVF bundles carry their own heights (default-style.json / styles.json): the
+    /// bakery's prism tops out at the bundle's 4.5 m, not at the 4 m configured for rooms.
+    func testMVFHeightsDriveTheExtrusion() throws {
+        let dir = try CLI.tempDir("mesh-mvf")
+        defer { CLI.removeTree(dir) }
+        try MVFFixture.writeV3(to: dir.appendingPathComponent("hall"))
+        let config = dir.appendingPathComponent("pipeline.json")
+        try #"{"output": "out", "zoom": {"min": 17, "max": 17}, "sources": [{"id": "hall", "format": "mvf", "path": "hall"}], "mesh": {"heights": {"room": 4}}}"#
+            .write(to: config, atomically: true, encoding: .utf8)
+        let r = try CLI.run(["build", "--config", config.path, "-q"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let floor = try GLBFile(Data(contentsOf: dir.appendingPathComponent("out/hall/floor_0/mesh.glb")))
+        try floor.validate()
+        let materials = (floor.json["materials"] as! [[String: Any]]).map { $0["name"] as! String }
+        let prims = (floor.json["meshes"] as! [[String: Any]])[0]["primitives"] as! [[String: Any]]
+        let rooms = try XCTUnwrap(prims.first { materials[$0["material"] as! Int] == "floor_rooms" })
+        let xyz = floor.floats(accessor: (rooms["attributes"] as! [String: Int])["POSITION"]!)
+        let heights = Set(stride(from: 1, to: xyz.count, by: 3).map { (xyz[$0] * 100).rounded() / 100 })
+        XCTAssertTrue(heights.contains(4.5), "the bakery's MVF height is missing: \(heights.sorted())")
+        XCTAssertEqual(heights.max(), 4.5)
+        XCTAssertFalse(heights.contains(4), "the configured room height won over the bundle's")
+    }
+
     func testFloorAndVenueMeshes() throws {
         let dir = try CLI.tempDir("mesh")
         defer { CLI.removeTree(dir) }
