@@ -34,6 +34,7 @@ enum MeshBuild {
         feats += venue.features.filter { $0.levelID.map(levelIDs.contains) == true && $0.geometry.isAreal }
         var prims = [String: MeshPrimitive]()
         var order = [String]()
+        let workspace = Triangulator.Workspace()
         for f in feats {
             guard let template = LayerTable.template(for: f.featureClass),
                   let ls = style.resolve(template, floor: pf.id, building: f.buildingID), !ls.hidden,
@@ -43,7 +44,7 @@ enum MeshBuild {
             // The venue's own height (MVF styles) wins over the per-class table.
             let h = max(0, f.sourcePaint?.height ?? options.heights[f.featureClass.rawValue] ?? 3.0)
             for poly in f.geometry.polygons {
-                if let (covered, area) = add(poly, height: h, frame: frame, into: &prims[name]!), abs(covered - area) > 1e-6 * max(area, 1e-9) {
+                if let (covered, area) = add(poly, height: h, frame: frame, into: &prims[name]!, workspace: workspace), abs(covered - area) > 1e-6 * max(area, 1e-9) {
                     problems.append("feature \(f.id): its triangles cover \(String(format: "%.3f", covered)) m² of its \(String(format: "%.3f", area)) m² (the polygon is not valid)")
                 }
             }
@@ -59,7 +60,8 @@ enum MeshBuild {
     /// A prism: the top face at `height` (triangulated with holes) and one wall quad per ring edge.
     /// Returns the area the triangles cover and the polygon's own area, in m².
     @discardableResult
-    static func add(_ poly: Polygon, height h: Double, frame: LocalFrame, into p: inout MeshPrimitive) -> (Double, Double)? {
+    static func add(_ poly: Polygon, height h: Double, frame: LocalFrame, into p: inout MeshPrimitive,
+                    workspace: Triangulator.Workspace? = nil) -> (Double, Double)? {
         var rings = poly.rings.map { r -> [PlanePoint] in
             var pts = r.map(frame.planar)
             while pts.count > 1 && pts.first == pts.last { pts.removeLast() }
@@ -70,7 +72,7 @@ enum MeshBuild {
             let a = ringArea(rings[i])
             if (i == 0) != (a > 0) { rings[i].reverse() }
         }
-        let t = Triangulator.triangulate(rings)
+        let t = Triangulator.triangulate(rings, workspace: workspace)
         let area = rings.enumerated().reduce(0.0) { $0 + ($1.offset == 0 ? 1 : -1) * abs(ringArea($1.element)) }
         var covered = 0.0
         for k in stride(from: 0, to: t.indices.count, by: 3) {

@@ -35,21 +35,34 @@ public enum Triangulator {
         public var indices: [UInt32]
     }
 
-    public static func triangulate(_ rings: [[PlanePoint]]) -> Result {
+    /// Working memory to reuse across calls on one thread (not thread-safe):
+    /// triangulating many small rooms is otherwise dominated by allocating and
+    /// freeing the linked-list arrays.
+    public final class Workspace {
+        var work = Work(points: [])
+        public init() {}
+    }
+
+    public static func triangulate(_ rings: [[PlanePoint]], workspace: Workspace? = nil) -> Result {
         var vertices = [PlanePoint]()
+        vertices.reserveCapacity(rings.reduce(0) { $0 + $1.count })
         var starts = [Int]()
         for (i, r) in rings.enumerated() {
-            var ring = r
-            while ring.count > 1 && ring.first == ring.last { ring.removeLast() }
-            if i == 0 && ring.count < 3 { return Result(vertices: [], indices: []) }
+            var n = r.count
+            while n > 1 && r[0] == r[n - 1] { n -= 1 }
+            if i == 0 && n < 3 { return Result(vertices: [], indices: []) }
             starts.append(vertices.count)
-            vertices += ring
+            vertices.append(contentsOf: r[0..<n])
         }
         // Triangles and convex quadrilaterals (most rooms and fixtures) need no ear search.
         if rings.count == 1, vertices.count <= 4, let quick = Triangulator.small(vertices) {
             return Result(vertices: vertices, indices: quick)
         }
-        var t = Work(points: vertices)
+        // Borrow the workspace's arrays (moved out, so they stay uniquely referenced).
+        var t = Work(points: [])
+        if let ws = workspace { swap(&t, &ws.work) }
+        defer { if let ws = workspace { swap(&t, &ws.work) } }
+        t.reset(points: vertices)
         // Large polygons: index vertices along a z-order curve so the ear test
         // only looks at vertices near the ear (the box of the exterior, scaled to 15 bits).
         let outerEnd = rings.count > 1 ? starts[1] : vertices.count
@@ -75,7 +88,7 @@ public enum Triangulator {
             let i = t.triangles[k], j = t.triangles[k + 1], l = t.triangles[k + 2]
             let a = vertices[Int(i)], b = vertices[Int(j)], c = vertices[Int(l)]
             let cross = (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x)
-            if cross > 0 { tri += [i, j, l] } else if cross < 0 { tri += [i, l, j] }
+            if cross > 0 { tri.append(i); tri.append(j); tri.append(l) } else if cross < 0 { tri.append(i); tri.append(l); tri.append(j) }
         }
         return Result(vertices: vertices, indices: tri)
     }
@@ -98,7 +111,7 @@ public enum Triangulator {
     // MARK: - working state: a circular doubly linked list in arrays
 
     struct Work {
-        let points: [PlanePoint]
+        var points: [PlanePoint]
         var x = [Double](), y = [Double](), index = [Int]()
         var prev = [Int](), next = [Int]()
         var steiner = [Bool]()
@@ -111,6 +124,19 @@ public enum Triangulator {
             self.points = points
             x.reserveCapacity(points.count + 16); y.reserveCapacity(points.count + 16)
             index.reserveCapacity(points.count + 16); prev.reserveCapacity(points.count + 16); next.reserveCapacity(points.count + 16)
+            triangles.reserveCapacity(points.count * 3)
+        }
+
+        /// Empties every array, keeping its capacity, for a new polygon.
+        mutating func reset(points: [PlanePoint]) {
+            self.points = points
+            x.removeAll(keepingCapacity: true); y.removeAll(keepingCapacity: true); index.removeAll(keepingCapacity: true)
+            prev.removeAll(keepingCapacity: true); next.removeAll(keepingCapacity: true); steiner.removeAll(keepingCapacity: true)
+            triangles.removeAll(keepingCapacity: true)
+            z.removeAll(keepingCapacity: true); prevZ.removeAll(keepingCapacity: true); nextZ.removeAll(keepingCapacity: true)
+            hash = nil
+            let n = points.count + 16
+            x.reserveCapacity(n); y.reserveCapacity(n); index.reserveCapacity(n); prev.reserveCapacity(n); next.reserveCapacity(n)
             triangles.reserveCapacity(points.count * 3)
         }
 
