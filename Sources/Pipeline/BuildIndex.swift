@@ -5,14 +5,19 @@ import Styling
 import Glibc
 #endif
 
-/// The no-op fast path: a fingerprint of every input byte, and a compact
-/// index of the files the last complete build wrote (`.venuetiles.index`,
-/// written after the manifest). When the fingerprint is unchanged and every
-/// file is still there with its size and not modified since, nothing can have
-/// changed: the build stops before parsing anything.
+/// The last complete build's state in binary (`.venuetiles.index`, written
+/// after the manifest), for two fast paths:
+///
+/// - no-op: a fingerprint of every input byte; when it is unchanged and every
+///   file is still there with its size and not modified since, nothing can have
+///   changed and the build stops before parsing anything;
+/// - incremental: every tile's path, size, SHA-256 and input key, so that the
+///   diff does not parse the JSON manifest (a third of a one-unit rebuild). It
+///   is used only when it was written for the manifest that is there now (same
+///   size and modification time); otherwise the build reads manifest.json.
 enum BuildIndex {
     static let fileName = ".venuetiles.index"
-    static let magic: [UInt8] = Array("VTIX0001".utf8)
+    static let magic: [UInt8] = Array("VTIX0002".utf8)
 
     struct Counts: Equatable { var tiles = 0, bytes = 0, blank = 0, warnings = 0 }
 
@@ -63,18 +68,44 @@ enum BuildIndex {
         return Array(h.finalize())
     }
 
-    static func write(_ store: TileStore, fingerprint: [UInt8], counts: Counts, files: [Manifest.TileEntry]...) throws {
+    /// What the diff needs of the previous build.
+    struct PreviousState {
+        var version: String
+        var tiles: [Manifest.TileEntry]
+        var files: [Manifest.TileEntry]
+        var blank: [Manifest.BlankEntry]
+
+        init(_ m: Manifest) {
+            version = m.generator.version; tiles = m.tiles; files = m.files; blank = m.blank_tiles
+        }
+        init(version: String, tiles: [Manifest.TileEntry], files: [Manifest.TileEntry], blank: [Manifest.BlankEntry]) {
+            self.version = version; self.tiles = tiles; self.files = files; self.blank = blank
+        }
+    }
+
+    static func write(_ store: TileStore, fingerprint: [UInt8], counts: Counts, manifest: Manifest) throws {
+        guard let ms = store.fileStatus(Manifest.fileName) else { return }
         try store.writeStream(fileName) { emit in
             var b = magic + fingerprint
             b.reserveCapacity(1 << 20)
-            func u64(_ v: Int) { var le = UInt64(v).littleEndian; withUnsafeBytes(of: &le) { b.append(contentsOf: $0) } }
-            u64(counts.tiles); u64(counts.bytes); u64(counts.blank); u64(counts.warnings); u64(files.reduce(0) { $0 + $1.count })
-            for list in files {
+            func u64(_ v: Int) { var le = UInt64(truncatingIfNeeded: v).littleEndian; withUnsafeBytes(of: &le) { b.append(contentsOf: $0) } }
+            func bytes(_ s: String) { let a = Array(s.utf8); u64(a.count); b += a }
+            func words(_ w: [UInt64]) { for x in w { var be = x.bigEndian; withUnsafeBytes(of: &be) { b.append(contentsOf: $0) } } }
+            u64(ms.size); u64(ms.mtime.tv_sec); u64(ms.mtime.tv_nsec)
+            bytes(manifest.generator.version)
+            u64(counts.tiles); u64(counts.bytes); u64(counts.blank); u64(counts.warnings)
+            for list in [manifest.tiles, manifest.files] {
+                u64(list.count)
                 for f in list {
-                    let p = Array(f.path.utf8)
-                    u64(p.count); b += p; u64(f.bytes)
+                    bytes(f.path); u64(f.bytes); words(f.sha256.wordArray)
+                    if let k = f.key { b.append(1); words(k.wordArray) } else { b.append(0) }
                     if b.count >= 1 << 20 { try emit(Data(b)); b.removeAll(keepingCapacity: true) }
                 }
+            }
+            u64(manifest.blank_tiles.count)
+            for e in manifest.blank_tiles {
+                bytes(e.path); words(e.key.wordArray)
+                if b.count >= 1 << 20 { try emit(Data(b)); b.removeAll(keepingCapacity: true) }
             }
             try emit(Data(b))
         }
@@ -88,30 +119,78 @@ enum BuildIndex {
         return Array(d.suffix(32))
     }
 
-    /// The last build's counts when the fast path holds, else nil.
+    /// Reads the index: header fields, then the entry lists; nil when it is
+    /// missing, of another format, cut short or not written for this manifest.
+    static func read(_ store: TileStore) -> (fingerprint: [UInt8], counts: Counts, state: PreviousState)? {
+        guard let ms = store.fileStatus(Manifest.fileName), let data = store.read(fileName) else { return nil }
+        return data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> (fingerprint: [UInt8], counts: Counts, state: PreviousState)? in
+            let b = raw.bindMemory(to: UInt8.self)
+            var o = 0
+            func u64() -> Int? {
+                guard o + 8 <= b.count else { return nil }
+                var v: UInt64 = 0
+                for k in 0..<8 { v |= UInt64(b[o + k]) << (8 * UInt64(k)) }
+                o += 8
+                return Int(truncatingIfNeeded: v)
+            }
+            func word() -> UInt64? {
+                guard o + 8 <= b.count else { return nil }
+                var v: UInt64 = 0
+                for k in 0..<8 { v = v << 8 | UInt64(b[o + k]) }
+                o += 8
+                return v
+            }
+            func string() -> String? {
+                guard let n = u64(), n >= 0, o + n <= b.count else { return nil }
+                defer { o += n }
+                return String(decoding: UnsafeBufferPointer(rebasing: b[o..<(o + n)]), as: UTF8.self)
+            }
+            guard b.count >= 40, Array(b[0..<8]) == magic else { return nil }
+            let fp = Array(b[8..<40])
+            o = 40
+            guard let size = u64(), let sec = u64(), let nsec = u64(),
+                  size == ms.size, sec == ms.mtime.tv_sec, nsec == ms.mtime.tv_nsec,
+                  let version = string(),
+                  let tiles = u64(), let bytes = u64(), let blank = u64(), let warnings = u64() else { return nil }
+            var lists = [[Manifest.TileEntry]]()
+            for _ in 0..<2 {
+                guard let n = u64(), n >= 0, n <= b.count else { return nil }
+                var list = [Manifest.TileEntry]()
+                list.reserveCapacity(n)
+                for _ in 0..<n {
+                    guard let path = string(), let size = u64(), let s0 = word(), let s1 = word(), let s2 = word(), let s3 = word(),
+                          o < b.count else { return nil }
+                    let hasKey = b[o] == 1
+                    o += 1
+                    var key: Digest16?
+                    if hasKey { guard let k0 = word(), let k1 = word() else { return nil }; key = Digest16(words: [k0, k1]) }
+                    list.append(Manifest.TileEntry(path: path, sha256: Digest32(words: [s0, s1, s2, s3]), bytes: size, key: key))
+                }
+                lists.append(list)
+            }
+            guard let nb = u64(), nb >= 0, nb <= b.count else { return nil }
+            var blanks = [Manifest.BlankEntry]()
+            blanks.reserveCapacity(nb)
+            for _ in 0..<nb {
+                guard let path = string(), let k0 = word(), let k1 = word() else { return nil }
+                blanks.append(Manifest.BlankEntry(path: path, key: Digest16(words: [k0, k1])))
+            }
+            return (fp, Counts(tiles: tiles, bytes: bytes, blank: blank, warnings: warnings),
+                    PreviousState(version: version, tiles: lists[0], files: lists[1], blank: blanks))
+        }
+    }
+
+    /// The last build's counts when the no-op fast path holds, else nil.
     static func unchanged(_ store: TileStore, fingerprint: [UInt8]) -> Counts? {
         guard FileManager.default.fileExists(atPath: store.path(TileStore.intentName)) == false,
+              store.fileStatus(TileStore.intentName) == nil,
               let indexStat = store.fileStatus(fileName), let manifestStat = store.fileStatus(Manifest.fileName),
               !(manifestStat.mtime > indexStat.mtime),
-              let data = store.read(fileName) else { return nil }
-        let b = [UInt8](data)
-        var o = 0
-        func u64() -> Int? {
-            guard o + 8 <= b.count else { return nil }
-            var v: UInt64 = 0
-            for k in 0..<8 { v |= UInt64(b[o + k]) << (8 * UInt64(k)) }
-            o += 8
-            return Int(v)
+              recordedFingerprint(store) == fingerprint,
+              let (fp, counts, state) = read(store), fp == fingerprint else { return nil }
+        for f in state.tiles + state.files {
+            guard let st = store.fileStatus(f.path), st.size == f.bytes, !(st.mtime > indexStat.mtime) else { return nil }
         }
-        guard b.count >= 40, Array(b[0..<8]) == magic, Array(b[8..<40]) == fingerprint else { return nil }
-        o = 40
-        guard let tiles = u64(), let bytes = u64(), let blank = u64(), let warnings = u64(), let n = u64() else { return nil }
-        for _ in 0..<n {
-            guard let len = u64(), o + len <= b.count else { return nil }
-            let path = String(decoding: b[o..<(o + len)], as: UTF8.self)
-            o += len
-            guard let size = u64(), let st = store.fileStatus(path), st.size == size, !(st.mtime > indexStat.mtime) else { return nil }
-        }
-        return Counts(tiles: tiles, bytes: bytes, blank: blank, warnings: warnings)
+        return counts
     }
 }

@@ -178,28 +178,56 @@ public final class Builder {
         let keys = inputKeys(jobs, pyramids)
         clock.lap("keys", into: &summary)
         let store = TileStore(root: outputDir)
-        let previous = Manifest.load(from: outputDir)
+        // The previous build's state: from the binary index when it was written for the
+        // manifest that is there, else from manifest.json.
+        var previous = BuildIndex.read(store)?.state
+        if previous == nil, let m = Manifest.load(from: outputDir) { previous = BuildIndex.PreviousState(m) }
         clock.lap("read manifest", into: &summary)
-        let reusable = options.force ? nil : previous.flatMap { $0.generator.version == Generator.version ? $0 : nil }
-        let prevTiles = Dictionary((reusable?.tiles ?? []).map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
-        let prevBlank = Dictionary((reusable?.blank_tiles ?? []).map { ($0.path, $0.key) }, uniquingKeysWith: { a, _ in a })
+        let reusable = options.force ? nil : previous.flatMap { $0.version == Generator.version ? $0 : nil }
+        let prevList = reusable?.tiles ?? []
+        let prevIndex: [String: Int] = {
+            var d = [String: Int](minimumCapacity: prevList.count)
+            for (i, e) in prevList.enumerated() { d[e.path] = i }
+            return d
+        }()
+        let prevBlank = Dictionary((reusable?.blank ?? []).map { ($0.path, $0.key) }, uniquingKeysWith: { a, _ in a })
         let manifestTime = store.fileStatus(Manifest.fileName)?.mtime
         var decisions = [Decision](repeating: .render, count: jobs.count)
         var fileIntact = [Bool](repeating: false, count: jobs.count)
+        var matched = [Bool](repeating: false, count: prevList.count)
         // A file modified after the manifest (even back to the same bytes) keeps the
         // no-op shortcut off until the index is written again.
-        var touchedSinceManifest = false
-        for i in jobs.indices {
-            let path = paths[i]
-            if let e = prevTiles[path], e.key == keys[i] {
-                fileIntact[i] = intact(e, store, manifestTime, touched: &touchedSinceManifest)
-                if fileIntact[i] { decisions[i] = .reuse }
-            } else if prevBlank[path] == keys[i], store.fileStatus(path) == nil {
-                decisions[i] = .reuseBlank
-            } else if let e = prevTiles[path] {
-                fileIntact[i] = intact(e, store, manifestTime, touched: &touchedSinceManifest)
+        var touchedByWorker = [Bool](repeating: false, count: options.jobs)
+        // Checking files is one stat each: spread over the workers.
+        decisions.withUnsafeMutableBufferPointer { dec in
+            fileIntact.withUnsafeMutableBufferPointer { ok in
+                matched.withUnsafeMutableBufferPointer { seen in
+                    touchedByWorker.withUnsafeMutableBufferPointer { touched in
+                        let (dec, ok, seen, touched) = (dec, ok, seen, touched)
+                        let workers = options.jobs
+                        DispatchQueue.concurrentPerform(iterations: workers) { w in
+                            var t = false
+                            var i = w
+                            while i < jobs.count {
+                                let path = paths[i]
+                                if let pi = prevIndex[path] {
+                                    // Paths are unique, so each previous entry is seen by one job only.
+                                    seen[pi] = true
+                                    let e = prevList[pi]
+                                    ok[i] = self.intact(e, store, manifestTime, touched: &t)
+                                    if e.key == keys[i] && ok[i] { dec[i] = .reuse }
+                                } else if prevBlank[path] == keys[i], store.fileStatus(path) == nil {
+                                    dec[i] = .reuseBlank
+                                }
+                                i += workers
+                            }
+                            touched[w] = t
+                        }
+                    }
+                }
             }
         }
+        let touchedSinceManifest = touchedByWorker.contains(true)
         let toRender = jobs.indices.filter { decisions[$0] == .render }
         clock.lap("diff", into: &summary)
         summary.reused = jobs.count - toRender.count
@@ -207,9 +235,21 @@ public final class Builder {
 
         let intentPath = store.path(TileStore.intentName)
         let crashed = FileManager.default.contents(atPath: intentPath).map { String(decoding: $0, as: UTF8.self).split(separator: "\n").map(String.init) } ?? []
-        let plannedPaths = Set(paths)
-        let known = (previous?.tiles ?? []).map(\.path) + (previous?.files ?? []).map(\.path) + crashed
-        let stale = Set(known).subtracting(plannedPaths).subtracting(pyramids.map { $0.directory + "/tilejson.json" })
+        // Files no longer produced: previous tiles no job matched, previous other files
+        // (TileJSON, meshes; rewritten or removed below) and what a killed build may have left.
+        let tileJSONPaths = Set(pyramids.map { $0.directory + "/tilejson.json" })
+        var stale = Set<String>()
+        if reusable != nil {
+            for (pi, e) in prevList.enumerated() where !matched[pi] { stale.insert(e.path) }
+        } else {
+            let planned = Set(paths)
+            for e in previous?.tiles ?? [] where !planned.contains(e.path) { stale.insert(e.path) }
+        }
+        for e in previous?.files ?? [] where !tileJSONPaths.contains(e.path) { stale.insert(e.path) }
+        if !crashed.isEmpty {
+            let planned = Set(paths)
+            for p in crashed where !planned.contains(p) && !tileJSONPaths.contains(p) { stale.insert(p) }
+        }
 
         if options.dryRun {
             summary.report = dryRunReport(jobs, decisions, pyramids, zooms, stale: stale)
@@ -229,7 +269,12 @@ public final class Builder {
         }
         let nothingToDo = toRender.isEmpty && crashed.isEmpty && !stale.contains { store.fileStatus($0) != nil }
         if !nothingToDo {
-            try store.write(TileStore.intentName, Data((Array(plannedPaths).sorted() + crashed).joined(separator: "\n").utf8))
+            // Only what this build may write: the tiles it renders, TileJSON and meshes.
+            var intent = toRender.map { paths[$0] } + Array(tileJSONPaths).sorted() + crashed
+            if config.mesh != nil {
+                for v in venues { intent += v.floors.map { "\(v.sourceID)/\($0.id)/mesh.glb" } + ["\(v.sourceID)/venue.glb"] }
+            }
+            try store.write(TileStore.intentName, Data(intent.joined(separator: "\n").utf8))
         }
 
         // Render and store.
@@ -244,12 +289,12 @@ public final class Builder {
         var blanks = [Manifest.BlankEntry?](repeating: nil, count: jobs.count)
         for i in jobs.indices {
             switch decisions[i] {
-            case .reuse: entries[i] = prevTiles[paths[i]]
+            case .reuse: entries[i] = prevList[prevIndex[paths[i]]!]
             case .reuseBlank: blanks[i] = Manifest.BlankEntry(path: paths[i], key: keys[i])
             case .render: break
             }
         }
-        let writer = TileWriter(store: store, paths: paths, keys: keys, previous: prevTiles, intact: fileIntact,
+        let writer = TileWriter(store: store, paths: paths, keys: keys, previous: { prevIndex[$0].map { prevList[$0] } }, intact: fileIntact,
                                 entries: entries, blanks: blanks)
         // The writer owns these lists now: dropping ours avoids a copy-on-write of
         // millions of entries at its first write.
@@ -380,7 +425,7 @@ public final class Builder {
                                 tiles: tileList, files: files, blank_tiles: blanks.compactMap { $0 })
         tileList = []
         // Unchanged (a no-op build): leave the file, and its mtime, alone.
-        let manifestWritten = changedFiles > 0 || summary.deleted > 0 || previous != manifest || !crashed.isEmpty
+        let manifestWritten = changedFiles > 0 || summary.deleted > 0 || !crashed.isEmpty || Manifest.load(from: outputDir) != manifest
         if manifestWritten {
             try store.writeStream(Manifest.fileName) { try manifest.write($0) }
         }
@@ -392,7 +437,7 @@ public final class Builder {
             // Rewritten when anything was written (its mtime must stay the newest) or when it
             // describes other inputs; a no-op full check leaves it alone.
             if changedFiles > 0 || summary.deleted > 0 || manifestWritten || touchedSinceManifest || BuildIndex.recordedFingerprint(store) != fp {
-                try BuildIndex.write(store, fingerprint: fp, counts: c, files: manifest.tiles, manifest.files)
+                try BuildIndex.write(store, fingerprint: fp, counts: c, manifest: manifest)
             }
         }
         if !nothingToDo { store.remove(TileStore.intentName) }
@@ -406,31 +451,61 @@ public final class Builder {
     func plan(_ venues: [PreparedVenue], zooms: [Int]) -> [Pyramid] {
         let wantsVector = config.tilesets.contains { $0.format == .mvt }
         let vectors = wantsVector ? venues.map(PrepareVector.run) : []
+        // The units of planning work: each floor's raster plan (shared by every scale)
+        // and each vector pyramid. They are independent, so they run on all workers;
+        // the pyramids are then assembled in a fixed order.
+        enum Unit { case raster(venue: Int, floor: Int), vector(venue: Int, tileset: Int, name: String, items: [VectorItem], zoom: Int) }
+        var units = [Unit]()
+        for (vi, v) in venues.enumerated() {
+            if config.tilesets.contains(where: { $0.format == .png }) {
+                for fi in v.floors.indices { units.append(.raster(venue: vi, floor: fi)) }
+            }
+            for (ti, ts) in config.tilesets.enumerated() where ts.format == .mvt {
+                let sets = vectors[vi].floors.enumerated().map { (v.floors[$0.offset].id, $0.element) } + [("all", vectors[vi].all)]
+                // One unit per zoom: the venue-wide pyramid alone would otherwise keep one worker busy.
+                for (name, items) in sets { for z in zooms { units.append(.vector(venue: vi, tileset: ti, name: name, items: items, zoom: z)) } }
+            }
+        }
+        struct Planned { var plans: [FloorZoomPlan] = []; var keys: [InputKeys.ItemHash] = []; var items: [DrawItem] = [] }
+        var results = [Planned](repeating: Planned(), count: units.count)
+        results.withUnsafeMutableBufferPointer { out in
+            let out = out
+            DispatchQueue.concurrentPerform(iterations: units.count) { u in
+                switch units[u] {
+                case .raster(let vi, let fi):
+                    let r = Plan.raster(floor: venues[vi].floors[fi], zooms: zooms)
+                    out[u] = Planned(plans: r.plans, keys: r.items.map(InputKeys.raster), items: r.items)
+                case .vector(_, let ti, _, let items, let z):
+                    let ts = config.tilesets[ti]
+                    // Item keys once per pyramid (on its first zoom's unit).
+                    out[u] = Planned(plans: [Plan.run(vector: items, zoom: z, extent: ts.extent, buffer: ts.buffer)],
+                                     keys: z == zooms.first ? items.map(InputKeys.vector) : [])
+                }
+            }
+        }
+        var rasterResult = [String: Int]()
+        for (u, unit) in units.enumerated() { if case .raster(let vi, let fi) = unit { rasterResult["\(vi)/\(fi)"] = u } }
         var pyramids = [Pyramid]()
         for (vi, v) in venues.enumerated() {
-            var rasterPlans = [Int: (items: [DrawItem], plans: [FloorZoomPlan])]()
-            var rasterKeys = [Int: [InputKeys.ItemHash]]()
             for (ti, ts) in config.tilesets.enumerated() {
                 switch ts.format {
                 case .png:
                     for fi in v.floors.indices {
-                        if rasterPlans[fi] == nil {
-                            // Every scale of a floor shares one plan and one label placement.
-                            let r = Plan.raster(floor: v.floors[fi], zooms: zooms)
-                            rasterPlans[fi] = r
-                            rasterKeys[fi] = r.items.map(InputKeys.raster)
-                        }
-                        pyramids.append(Pyramid(venue: vi, name: v.floors[fi].id, tileset: ti, content: .raster(rasterPlans[fi]!.items),
-                                                plans: rasterPlans[fi]!.plans, itemKeys: rasterKeys[fi]!,
+                        let r = results[rasterResult["\(vi)/\(fi)"]!]
+                        pyramids.append(Pyramid(venue: vi, name: v.floors[fi].id, tileset: ti, content: .raster(r.items),
+                                                plans: r.plans, itemKeys: r.keys,
                                                 directory: "\(v.sourceID)/\(v.floors[fi].id)/\(ts.directoryName)"))
                     }
                 case .mvt:
-                    let sets = vectors[vi].floors.enumerated().map { (v.floors[$0.offset].id, $0.element) } + [("all", vectors[vi].all)]
-                    for (name, items) in sets {
-                        let plans = zooms.map { Plan.run(vector: items, zoom: $0, extent: ts.extent, buffer: ts.buffer) }
+                    // Units of one pyramid are consecutive, zooms in order.
+                    var u = 0
+                    while u < units.count {
+                        guard case .vector(let uvi, let uti, let name, let items, _) = units[u], uvi == vi, uti == ti else { u += 1; continue }
+                        let first = u
+                        var plans = [FloorZoomPlan]()
+                        for _ in zooms { plans += results[u].plans; u += 1 }
                         pyramids.append(Pyramid(venue: vi, name: name, tileset: ti, content: .vector(items), plans: plans,
-                                                itemKeys: items.map(InputKeys.vector),
-                                                directory: "\(v.sourceID)/\(name)/\(ts.directoryName)"))
+                                                itemKeys: results[first].keys, directory: "\(v.sourceID)/\(name)/\(ts.directoryName)"))
                     }
                 }
             }

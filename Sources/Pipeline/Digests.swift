@@ -15,6 +15,10 @@ public struct Digest32: Hashable, Sendable, HexDigest {
         self.init(bytes: b)
     }
 
+    /// From its four big-endian words (the binary build index stores them so).
+    init(words w: [UInt64]) { words = (w[0], w[1], w[2], w[3]) }
+    var wordArray: [UInt64] { [words.0, words.1, words.2, words.3] }
+
     public var hex: String { HexCoding.hex([words.0, words.1, words.2, words.3]) }
 
     public static func == (a: Digest32, b: Digest32) -> Bool { a.words == b.words }
@@ -38,6 +42,9 @@ public struct Digest16: Hashable, Sendable, HexDigest {
         guard let b = HexCoding.bytes(hex), b.count == 16 else { return nil }
         self.init(bytes: b)
     }
+
+    init(words w: [UInt64]) { high = w[0]; low = w[1] }
+    var wordArray: [UInt64] { [high, low] }
 
     public var hex: String { HexCoding.hex([high, low]) }
 }
@@ -67,6 +74,13 @@ extension HexDigest {
 
 enum HexCoding {
     static let digits = Array("0123456789abcdef".utf8)
+
+    /// Appends the lower-case hex of `w` (16 digits) to a byte buffer: the manifest
+    /// writer's path, with no String per digest.
+    @inline(__always)
+    static func appendHex(_ w: UInt64, to out: inout [UInt8]) {
+        for k in stride(from: 60, through: 0, by: -4) { out.append(digits[Int((w >> UInt64(k)) & 15)]) }
+    }
 
     static func hex(_ words: [UInt64]) -> String {
         var out = [UInt8]()

@@ -139,10 +139,30 @@ public struct Manifest: Codable, Equatable, Sendable {
         put("\n],\n\"files\" : "); try small(files)
         put(",\n\"generator\" : "); try small(generator)
         put(",\n\"tiles\" : [")
+        // The hot loop (one line per tile) appends bytes directly: no String per number or digest.
+        let bytesKey = Array("{\"bytes\":".utf8), keyKey = Array(",\"key\":\"".utf8)
+        let pathAfterKey = Array("\",\"path\":".utf8), pathKey = Array(",\"path\":".utf8), shaKey = Array(",\"sha256\":\"".utf8)
+        var digits = [UInt8]()
         for (i, t) in tiles.enumerated() {
-            put(i == 0 ? "\n" : ",\n"); put("{\"bytes\":\(t.bytes)")
-            if let k = t.key { put(",\"key\":"); str(k.hex) }
-            put(",\"path\":"); str(t.path); put(",\"sha256\":"); str(t.sha256.hex); put("}")
+            if i == 0 { buf.append(0x0A) } else { buf.append(0x2C); buf.append(0x0A) }
+            buf.append(contentsOf: bytesKey)
+            var n = t.bytes
+            digits.removeAll(keepingCapacity: true)
+            repeat { digits.append(UInt8(48 + n % 10)); n /= 10 } while n > 0
+            buf.append(contentsOf: digits.reversed())
+            if let k = t.key {
+                buf.append(contentsOf: keyKey)
+                HexCoding.appendHex(k.high, to: &buf); HexCoding.appendHex(k.low, to: &buf)
+                buf.append(contentsOf: pathAfterKey)
+            } else {
+                buf.append(contentsOf: pathKey)
+            }
+            str(t.path)
+            buf.append(contentsOf: shaKey)
+            let w = t.sha256.words
+            HexCoding.appendHex(w.0, to: &buf); HexCoding.appendHex(w.1, to: &buf)
+            HexCoding.appendHex(w.2, to: &buf); HexCoding.appendHex(w.3, to: &buf)
+            buf.append(0x22); buf.append(0x7D)
             try flush()
         }
         put("\n],\n\"venues\" : "); try small(venues)

@@ -10,7 +10,8 @@ final class TileWriter {
     private let store: TileStore
     private let paths: [String]
     private let keys: [Digest16]
-    private let previous: [String: Manifest.TileEntry]
+    /// The previous build's entry for a path.
+    private let previous: (String) -> Manifest.TileEntry?
     private let intact: [Bool]
     private let queue = DispatchQueue(label: "venuetiles.writer")
     private let group = DispatchGroup()
@@ -23,7 +24,7 @@ final class TileWriter {
     private(set) var busySeconds = 0.0
     private var failure: Error?
 
-    init(store: TileStore, paths: [String], keys: [Digest16], previous: [String: Manifest.TileEntry], intact: [Bool],
+    init(store: TileStore, paths: [String], keys: [Digest16], previous: @escaping (String) -> Manifest.TileEntry?, intact: [Bool],
          entries: [Manifest.TileEntry?], blanks: [Manifest.BlankEntry?]) {
         self.store = store; self.paths = paths; self.keys = keys; self.previous = previous; self.intact = intact
         self.entries = entries; self.blanks = blanks
@@ -47,7 +48,7 @@ final class TileWriter {
                     }
                     invalidDropped += r.dropped
                     // Same bytes as the file already there: leave it (and its mtime) alone.
-                    if !(intact[ji] && previous[path]?.sha256 == r.hash) {
+                    if !(intact[ji] && previous(path)?.sha256 == r.hash) {
                         try store.write(path, r.data)
                         changedFiles += 1
                     }
