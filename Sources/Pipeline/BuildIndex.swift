@@ -188,9 +188,21 @@ enum BuildIndex {
               !(manifestStat.mtime > indexStat.mtime),
               recordedFingerprint(store) == fingerprint,
               let (fp, counts, state) = read(store), fp == fingerprint else { return nil }
-        for f in state.tiles + state.files {
-            guard let st = store.fileStatus(f.path), st.size == f.bytes, !(st.mtime > indexStat.mtime) else { return nil }
+        // One stat per file, spread over the cores.
+        let all = state.tiles + state.files
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+        var ok = [Bool](repeating: true, count: workers)
+        ok.withUnsafeMutableBufferPointer { ok in
+            let ok = ok
+            DispatchQueue.concurrentPerform(iterations: workers) { w in
+                var i = w
+                while i < all.count {
+                    let f = all[i]
+                    guard let st = store.fileStatus(f.path), st.size == f.bytes, !(st.mtime > indexStat.mtime) else { ok[w] = false; return }
+                    i += workers
+                }
+            }
         }
-        return counts
+        return ok.allSatisfy { $0 } ? counts : nil
     }
 }
