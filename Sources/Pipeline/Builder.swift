@@ -300,25 +300,58 @@ public final class Builder {
         // millions of entries at its first write.
         entries = []
         blanks = []
+        // Render units: a raster tile at z ≥ 19 is drawn together with the other
+        // tiles of its metatile that this build renders; other tiles alone.
+        var units = [RenderUnit]()
+        var unitOf = [MetatileKey: Int]()
+        for ji in toRender {
+            let j = jobs[ji]
+            let p = pyramids[Int(j.pyramid)]
+            let t = p.plans[Int(j.plan)].tiles[Int(j.tile)]
+            let span = config.tilesets[p.tileset].metatileSpan(zoom: t.z)
+            guard span > 1 else { units.append(RenderUnit(jobs: [ji], origin: nil, span: 1)); continue }
+            let key = MetatileKey(pyramid: j.pyramid, plan: j.plan, x: t.x / span, y: t.y / span)
+            if let u = unitOf[key] { units[u].jobs.append(ji); continue }
+            unitOf[key] = units.count
+            units.append(RenderUnit(jobs: [ji], origin: TileID(z: t.z, x: t.x / span * span, y: t.y / span * span), span: span))
+        }
+        unitOf = [:]
         let batchSize = 1024
         var lastReport = Date()
         var done = 0
-        while done < toRender.count {
-            let base = done
-            let n = min(batchSize, toRender.count - done)
+        var nextUnit = 0
+        while nextUnit < units.count {
+            // A batch: whole units, about `batchSize` tiles.
+            let first = nextUnit
+            var n = 0
+            while nextUnit < units.count && (n == 0 || n + units[nextUnit].jobs.count <= batchSize) {
+                n += units[nextUnit].jobs.count
+                nextUnit += 1
+            }
+            var offsets = [Int]()
+            var total = 0
+            for u in first..<nextUnit { offsets.append(total); total += units[u].jobs.count }
             var slots = [Result<TileWriter.Rendered?, Error>](repeating: .success(nil), count: n)
+            let count = nextUnit - first
             slots.withUnsafeMutableBufferPointer { out in
                 let out = out
                 DispatchQueue.concurrentPerform(iterations: workers) { w in
                     var i = w
-                    while i < n {
-                        out[i] = Result { try self.render(jobs[toRender[base + i]], pyramids, venues, renderers[w]) }
+                    while i < count {
+                        let unit = units[first + i]
+                        let results = self.render(unit, jobs, pyramids, venues, renderers[w])
+                        for (k, r) in results.enumerated() { out[offsets[i] + k] = r }
                         i += workers
                     }
                 }
             }
-            // One writer, in plan order, writing this batch while the next one renders.
-            try writer.submit((0..<n).map { (toRender[base + $0], slots[$0]) })
+            // One writer, writing this batch while the next one renders.
+            var batch = [(job: Int, result: Result<TileWriter.Rendered?, Error>)]()
+            batch.reserveCapacity(n)
+            for (i, u) in (first..<nextUnit).enumerated() {
+                for (k, ji) in units[u].jobs.enumerated() { batch.append((ji, slots[offsets[i] + k])) }
+            }
+            try writer.submit(batch)
             done += n
             summary.rendered += n
             if let progress {
@@ -519,7 +552,8 @@ public final class Builder {
         switch ts.format {
         case .png:
             // The sprite's pixels are part of every raster tile that draws an icon or a pattern.
-            return "\(Generator.name) \(Generator.version) png scale=\(ts.scale) sprite=\(spriteDigests[ts.scale >= 2 ? 2 : 1] ?? "")"
+            // Drawn in metatiles or alone: the same pixels by design, but the key says which.
+            return "\(Generator.name) \(Generator.version) png scale=\(ts.scale) metatile=\(ts.metatileSpan(zoom: zoom)) sprite=\(spriteDigests[ts.scale >= 2 ? 2 : 1] ?? "")"
         case .mvt:
             let tolerance = zoom < config.maxZoom ? ts.simplify : 0
             return "\(Generator.name) \(Generator.version) mvt extent=\(ts.extent) buffer=\(ts.buffer) gzip=\(ts.gzip) simplify=\(tolerance) pyramid=\(p.name == "all" ? "venue" : "floor")"
@@ -556,6 +590,42 @@ public final class Builder {
         touched = true
         guard let d = store.read(e.path) else { return false }
         return Digest32(bytes: SHA256.hash(data: d)) == e.sha256
+    }
+
+    struct RenderUnit {
+        /// Indices into the build's jobs, in plan order.
+        var jobs: [Int]
+        /// The metatile's top-left tile; nil: one tile drawn alone.
+        var origin: TileID?
+        var span: Int
+    }
+
+    struct MetatileKey: Hashable { var pyramid: Int32; var plan: Int32; var x: Int; var y: Int }
+
+    /// Renders a unit: one tile, or the tiles of one metatile in one drawing.
+    func render(_ unit: RenderUnit, _ jobs: [Job], _ pyramids: [Pyramid], _ venues: [PreparedVenue],
+                _ renderers: [Int: TileRenderer]) -> [Result<Rendered?, Error>] {
+        guard let origin = unit.origin else {
+            return [Result { try self.render(jobs[unit.jobs[0]], pyramids, venues, renderers) }]
+        }
+        let first = jobs[unit.jobs[0]]
+        let p = pyramids[Int(first.pyramid)]
+        let plan = p.plans[Int(first.plan)]
+        guard case .raster(let items) = p.content else { preconditionFailure("metatiles are raster only") }
+        let tiles = unit.jobs.map { plan.tiles[Int(jobs[$0].tile)] }
+        // The union of the tiles' items, in drawing order.
+        var union = Set<Int32>()
+        for ji in unit.jobs { union.formUnion(plan.items[Int(jobs[ji].tile)]) }
+        do {
+            let out = try renderers[config.tilesets[p.tileset].scale]!.render(metatile: origin, span: unit.span, tiles: tiles,
+                                                                               items: items, indices: union.sorted())
+            return out.map { r in
+                guard case .png(let d) = r else { return .success(nil) }
+                return .success(Rendered(data: d, hash: Digest32(bytes: SHA256.hash(data: d)), dropped: 0))
+            }
+        } catch {
+            return unit.jobs.map { _ in .failure(error) }
+        }
     }
 
     func render(_ job: Job, _ pyramids: [Pyramid], _ venues: [PreparedVenue], _ renderers: [Int: TileRenderer]) throws -> Rendered? {

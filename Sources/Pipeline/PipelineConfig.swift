@@ -46,6 +46,17 @@ public struct PipelineConfig: Sendable {
         public var buffer: Int = 80
         public var gzip: Bool = false
         public var simplify: Double = 1
+        /// Raster: tiles per metatile side at 256 px (halved per scale step, so a
+        /// metatile stays 2048 px); 1 draws every tile on its own.
+        public var metatile: Int = 8
+        /// Raster: metatiles are drawn from this zoom (below, a floor is a handful of tiles).
+        public static let metatileMinZoom = 19
+
+        /// Tiles per metatile side at `zoom` for this tileset; 1 means tile by tile.
+        public func metatileSpan(zoom: Int) -> Int {
+            guard format == .png, zoom >= Tileset.metatileMinZoom else { return 1 }
+            return max(1, metatile / scale)
+        }
 
         public init(format: Format, scale: Int = 1) { self.format = format; self.scale = scale }
 
@@ -157,7 +168,12 @@ public struct PipelineConfig: Sendable {
                 }
                 switch format {
                 case .png:
-                    try rejectUnknown(o, allowed: ["format", "scale"], path: key + ".", fail)
+                    try rejectUnknown(o, allowed: ["format", "scale", "metatile"], path: key + ".", fail)
+                    var metatile = 8
+                    if let m = try int(o, "metatile", path: key + ".metatile", fail) {
+                        guard [1, 2, 4, 8, 16].contains(m) else { throw fail(key + ".metatile", "expected 1, 2, 4, 8 or 16 tiles per side, found \(m)") }
+                        metatile = m
+                    }
                     var scales = [1]
                     if let s = o["scale"] {
                         if let n = s as? Int { scales = [n] }
@@ -166,8 +182,9 @@ public struct PipelineConfig: Sendable {
                     }
                     for sc in scales {
                         guard (1...4).contains(sc) else { throw fail(key + ".scale", "scale \(sc) not in 1…4") }
-                        let ts = Tileset(format: format, scale: sc)
-                        if !tilesets.contains(ts) { tilesets.append(ts) }
+                        var ts = Tileset(format: format, scale: sc)
+                        ts.metatile = metatile
+                        if !tilesets.contains(where: { $0.format == .png && $0.scale == sc }) { tilesets.append(ts) }
                     }
                 case .mvt:
                     try rejectUnknown(o, allowed: ["format", "extent", "buffer", "compress", "simplify"], path: key + ".", fail)

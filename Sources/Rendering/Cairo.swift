@@ -129,6 +129,15 @@ public final class CairoContext {
     public func fill() { cairo_fill(cr) }
     public func stroke() { cairo_stroke(cr) }
     public func strokePreserve() { cairo_stroke_preserve(cr) }
+    public func save() { cairo_save(cr) }
+    public func restore() { cairo_restore(cr) }
+    /// Restricts drawing (and `clear`) to a rectangle, until `restore`.
+    public func clip(x: Double, y: Double, width: Double, height: Double) {
+        cairo_new_path(cr)
+        cairo_rectangle(cr, x, y, width, height)
+        cairo_clip(cr)
+    }
+
     /// Paints the current source over the whole surface.
     public func paintAll() { cairo_paint(cr) }
 

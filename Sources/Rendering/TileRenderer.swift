@@ -57,16 +57,31 @@ public enum RenderedTile: Equatable {
 
 /// Draws raster tiles. This is where a tile's pixels are decided.
 ///
-/// One renderer per worker thread: it owns its Cairo surface and reuses it
+/// One renderer per worker thread: it owns its Cairo surfaces and reuses them
 /// for every tile it draws.
+///
+/// Tiles are drawn one at a time, or as a metatile: a block of N×N tiles drawn
+/// in one surface (every polygon crossing the block is set up once, not once
+/// per tile) and cut into tiles. A tile's pixels depend only on the items that
+/// touch it (coverage pads every item by its drawn half-width), so drawing a
+/// block of any subset of its tiles gives each of them the same bytes.
 public final class TileRenderer {
     public let scale: Int
     public let tileSize: Int
-    private let surface: ImageSurface
-    private let cr: CairoContext
+    /// A surface, its context and the font last selected on it.
+    private final class Canvas {
+        let surface: ImageSurface
+        let cr: CairoContext
+        var font: (String, Double)?
+        init(size: Int) throws {
+            surface = try ImageSurface(width: size, height: size)
+            cr = try CairoContext(surface)
+        }
+    }
+    private let tile: Canvas
+    /// Metatile canvases by tiles per side, made on first use.
+    private var blocks = [Int: Canvas]()
     private let encoder = PNGEncoder()
-    /// The font last selected on `cr` (family, size at scale 1).
-    private var font: (String, Double)?
     /// Encoded solid-colour tiles by pixel value: at z22–23 most tiles lie wholly
     /// inside one room and are the same image, encoded once per worker.
     private var solid = [UInt32: Data]()
@@ -87,29 +102,63 @@ public final class TileRenderer {
         precondition(scale >= 1 && scale <= 4, "scale \(scale) out of range 1...4")
         self.scale = scale
         tileSize = 256 * scale
-        surface = try ImageSurface(width: tileSize, height: tileSize)
-        cr = try CairoContext(surface)
+        tile = try Canvas(size: tileSize)
         atlas = try sprite.map(SpriteAtlas.init)
     }
 
     /// Draws `indices` of `items` (already in drawing order) into `tile`.
-    public func render(tile: TileID, items: [DrawItem], indices: [Int32]) throws -> RenderedTile {
+    public func render(tile t: TileID, items: [DrawItem], indices: [Int32]) throws -> RenderedTile {
         let t0 = TileRenderer.threadCPU()
-        try draw(tile: tile, items: items, indices: indices)
+        try draw(tile: t, items: items, indices: indices)
         let t1 = TileRenderer.threadCPU()
         drawSeconds += t1 - t0
         defer { encodeSeconds += TileRenderer.threadCPU() - t1 }
-        let size = tileSize, stride = surface.stride
-        return try surface.withPixels { px -> RenderedTile in
-            if let only = TileRenderer.singleColor(px, size: size, rowWords: stride / 4) {
-                if only == 0 { return .transparent }
-                if let d = solid[only] { return .png(d) }
-                let d = try encoder.encode(pixels: px, width: size, height: size, stride: stride)
-                solid[only] = d
-                return .png(d)
+        let stride = tile.surface.stride
+        return try tile.surface.withPixels { try cut($0, rowWords: stride / 4) }
+    }
+
+    /// Renders `tiles`, all inside the metatile of `span`×`span` tiles whose
+    /// top-left tile is `origin`, in one drawing of `indices` (the union of the
+    /// tiles' items, in drawing order). Only the part of the block the tiles
+    /// cover is cleared and drawn.
+    public func render(metatile origin: TileID, span: Int, tiles: [TileID], items: [DrawItem], indices: [Int32]) throws -> [RenderedTile] {
+        precondition(tiles.allSatisfy { $0.z == origin.z && $0.x >= origin.x && $0.y >= origin.y && $0.x < origin.x + span && $0.y < origin.y + span },
+                     "tiles outside the metatile")
+        let t0 = TileRenderer.threadCPU()
+        let canvas: Canvas
+        if let c = blocks[span] { canvas = c } else { canvas = try Canvas(size: span * tileSize); blocks[span] = canvas }
+        let ts = Double(tileSize)
+        let minX = tiles.map(\.x).min()! - origin.x, maxX = tiles.map(\.x).max()! - origin.x
+        let minY = tiles.map(\.y).min()! - origin.y, maxY = tiles.map(\.y).max()! - origin.y
+        canvas.cr.save()
+        canvas.cr.clip(x: Double(minX) * ts, y: Double(minY) * ts, width: Double(maxX - minX + 1) * ts, height: Double(maxY - minY + 1) * ts)
+        try paint(canvas, origin: origin, items: items, indices: indices)
+        canvas.cr.restore()
+        // restore() also brought back the font of before the drawing.
+        canvas.font = nil
+        let t1 = TileRenderer.threadCPU()
+        drawSeconds += t1 - t0
+        defer { encodeSeconds += TileRenderer.threadCPU() - t1 }
+        let rowWords = canvas.surface.stride / 4
+        return try canvas.surface.withPixels { px in
+            try tiles.map { t in
+                let offset = (t.y - origin.y) * tileSize * rowWords + (t.x - origin.x) * tileSize
+                return try cut(UnsafeBufferPointer(rebasing: px[offset...]), rowWords: rowWords)
             }
-            return .png(try encoder.encode(pixels: px, width: size, height: size, stride: stride))
         }
+    }
+
+    /// Encodes the tile whose top-left pixel is `px[0]`.
+    private func cut(_ px: UnsafeBufferPointer<UInt32>, rowWords: Int) throws -> RenderedTile {
+        let size = tileSize
+        if let only = TileRenderer.singleColor(px, size: size, rowWords: rowWords) {
+            if only == 0 { return .transparent }
+            if let d = solid[only] { return .png(d) }
+            let d = try encoder.encode(pixels: px, width: size, height: size, stride: rowWords * 4)
+            solid[only] = d
+            return .png(d)
+        }
+        return .png(try encoder.encode(pixels: px, width: size, height: size, stride: rowWords * 4))
     }
 
     /// The pixel value when every pixel has it, else nil.
@@ -122,14 +171,24 @@ public final class TileRenderer {
         return first
     }
 
-    /// Draws into the renderer's surface without encoding (tests read pixels from `surface`).
-    public func draw(tile: TileID, items: [DrawItem], indices: [Int32]) throws {
+    /// Draws into the renderer's tile surface without encoding (tests read pixels from `pixels`).
+    public func draw(tile t: TileID, items: [DrawItem], indices: [Int32]) throws {
+        try paint(tile, origin: t, items: items, indices: indices)
+    }
+
+    /// Clears and draws the canvas (within its clip) with device pixel (0, 0) at
+    /// the top-left corner of tile `origin`.
+    private func paint(_ canvas: Canvas, origin: TileID, items: [DrawItem], indices: [Int32]) throws {
+        let cr = canvas.cr
         cr.clear()
-        let bounds = tile.bounds
-        let mpp = DrawMetrics.metresPerPixel(zoom: tile.z)
+        let bounds = origin.bounds
+        let mpp = DrawMetrics.metresPerPixel(zoom: origin.z)
         let k = Double(scale) / mpp
         let ox = bounds.minX, oy = bounds.maxY
         @inline(__always) func px(_ p: MercatorPoint) -> (Double, Double) { ((p.x - ox) * k, (oy - p.y) * k) }
+        func set(_ c: Color) {
+            cr.setColor(r: Double(c.r) / 255, g: Double(c.g) / 255, b: Double(c.b) / 255, a: Double(c.a) / 255)
+        }
 
         cr.setEvenOdd()
         var labels = [LabelDraw](), icons = [IconDraw]()
@@ -157,8 +216,8 @@ public final class TileRenderer {
                         // Aligned to the world pixel grid so the pattern runs on across tile edges.
                         let k = Double(scale) / Double(ratio)
                         let pw = Double(p.width) * k, ph = Double(p.height) * k
-                        let gx = (Double(tile.x) * Double(tileSize)).truncatingRemainder(dividingBy: pw)
-                        let gy = (Double(tile.y) * Double(tileSize)).truncatingRemainder(dividingBy: ph)
+                        let gx = (Double(origin.x) * Double(tileSize)).truncatingRemainder(dividingBy: pw)
+                        let gy = (Double(origin.y) * Double(tileSize)).truncatingRemainder(dividingBy: ph)
                         cr.fillPattern(p, originX: -gx, originY: -gy, scale: k)
                     }
                     if let o = item.paint.outline {
@@ -180,7 +239,7 @@ public final class TileRenderer {
                 }
                 set(c)
                 cr.setButtCaps()
-                cr.setLineWidth(DrawMetrics.lineWidthPx(zoom: tile.z) * Double(scale))
+                cr.setLineWidth(DrawMetrics.lineWidthPx(zoom: origin.z) * Double(scale))
                 cr.stroke()
             case .points(let pts):
                 let r = DrawMetrics.dotRadiusPx * Double(scale)
@@ -198,27 +257,30 @@ public final class TileRenderer {
                 }
             }
         }
-        if !labels.isEmpty { drawLabels(labels, px) }
+        if !labels.isEmpty { drawLabels(labels, canvas, px) }
         if let atlas {
             for ic in icons {
                 let (x, y) = px(ic.anchor)
                 atlas.drawIcon(ic.name, cx: x, cy: y, scale: scale, on: cr)
             }
         }
-        try cr.checkStatus("draw tile \(tile)")
+        try cr.checkStatus("draw tile \(origin)")
     }
 
     /// Labels are placed once per floor and zoom (see `LabelPlacement`), so a
     /// label crossing a tile edge is drawn whole, at the same place, in every
     /// tile it touches. Halos go first so no halo covers a neighbour's text.
-    private func drawLabels(_ labels: [LabelDraw], _ px: (MercatorPoint) -> (Double, Double)) {
-        let k = Double(scale)
+    private func drawLabels(_ labels: [LabelDraw], _ canvas: Canvas, _ px: (MercatorPoint) -> (Double, Double)) {
+        let k = Double(scale), cr = canvas.cr
+        func set(_ c: Color) {
+            cr.setColor(r: Double(c.r) / 255, g: Double(c.g) / 255, b: Double(c.b) / 255, a: Double(c.a) / 255)
+        }
         for pass in 0..<2 {
             for l in labels {
                 if pass == 0 && (l.style.haloColor == nil || l.style.haloWidth <= 0) { continue }
-                if font.map({ $0.0 != l.style.fontName || $0.1 != l.style.fontSize }) ?? true {
+                if canvas.font.map({ $0.0 != l.style.fontName || $0.1 != l.style.fontSize }) ?? true {
                     cr.selectFont(family: l.style.fontName, size: l.style.fontSize * k)
-                    font = (l.style.fontName, l.style.fontSize)
+                    canvas.font = (l.style.fontName, l.style.fontSize)
                 }
                 let (cx, cy) = px(l.anchor)
                 let top = cy - l.layout.height * k / 2
@@ -240,9 +302,5 @@ public final class TileRenderer {
         }
     }
 
-    public var pixels: ImageSurface { surface }
-
-    private func set(_ c: Color) {
-        cr.setColor(r: Double(c.r) / 255, g: Double(c.g) / 255, b: Double(c.b) / 255, a: Double(c.a) / 255)
-    }
+    public var pixels: ImageSurface { tile.surface }
 }

@@ -68,6 +68,44 @@ final class LabelTests: XCTestCase {
         XCTAssertTrue(plain.labels.contains { $0.rank == 1 })
     }
 
+    /// Metatiles: a tile drawn with its whole block, with any subset of it, or on
+    /// its own looks the same (exactly the same bytes within one mode; within a
+    /// few antialiasing steps across modes), so there are no seams.
+    func testMetatilesMatchTilesDrawnAlone() throws {
+        let v = try fixtureVenue()
+        let (items, plans) = Plan.raster(floor: v.floors[1], zooms: [21])
+        let plan = plans[0]
+        let span = 8
+        let origin = TileID(z: 21, x: plan.tiles[0].x / span * span, y: plan.tiles[0].y / span * span)
+        let inBlock = plan.tiles.indices.filter { let t = plan.tiles[$0]; return t.x / span * span == origin.x && t.y / span * span == origin.y }
+        XCTAssertGreaterThan(inBlock.count, 4)
+        let r = try TileRenderer(scale: 1, sprite: .builtIn(pixelRatio: 1))
+        func union(_ idx: [Int]) -> [Int32] { Set(idx.flatMap { plan.items[$0] }).sorted() }
+        let whole = try r.render(metatile: origin, span: span, tiles: inBlock.map { plan.tiles[$0] }, items: items, indices: union(inBlock))
+        // Every other tile of the block alone in the block: the same bytes as with the whole block.
+        let some = inBlock.enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
+        let part = try r.render(metatile: origin, span: span, tiles: some.map { plan.tiles[$0] }, items: items, indices: union(some))
+        for (k, i) in some.enumerated() { XCTAssertEqual(part[k], whole[inBlock.firstIndex(of: i)!], "tile \(plan.tiles[i])") }
+        // Tile by tile: the same picture within a few antialiasing steps.
+        for (k, i) in inBlock.enumerated() {
+            let alone = try r.render(tile: plan.tiles[i], items: items, indices: plan.items[i])
+            guard case .png(let a) = alone, case .png(let b) = whole[k] else {
+                XCTAssertEqual(alone, whole[k]); continue
+            }
+            let pa = try ImageSurface.decodePNG(a), pb = try ImageSurface.decodePNG(b)
+            var worst = 0, differing = 0
+            for y in 0..<256 {
+                for x in 0..<256 {
+                    let d = zip(rgba(pa.pixel(x: x, y: y)), rgba(pb.pixel(x: x, y: y))).map { abs($0 - $1) }.max()!
+                    worst = max(worst, d)
+                    if d > 0 { differing += 1 }
+                }
+            }
+            XCTAssertLessThanOrEqual(worst, 8, "tile \(plan.tiles[i])")
+            XCTAssertLessThan(differing, 64, "tile \(plan.tiles[i])")
+        }
+    }
+
     func testLayoutWrapsAtMaxTextWidth() throws {
         let m = try TextMeasurer()
         var style = LabelStyle()
