@@ -285,7 +285,7 @@ public final class Builder {
                 renderers[w][ts.scale] = try TileRenderer(scale: ts.scale, sprite: ts.scale >= 2 ? sprites.two : sprites.one)
             }
         }
-        var entries = [Manifest.TileEntry?](repeating: nil, count: jobs.count)
+        var entries = [Manifest.TileEntry](repeating: .none, count: jobs.count)
         var blanks = [Manifest.BlankEntry?](repeating: nil, count: jobs.count)
         for i in jobs.indices {
             switch decisions[i] {
@@ -302,20 +302,26 @@ public final class Builder {
         blanks = []
         // Render units: a raster tile at z ≥ 19 is drawn together with the other
         // tiles of its metatile that this build renders; other tiles alone.
-        var units = [RenderUnit]()
-        var unitOf = [MetatileKey: Int]()
+        // Flat, so that a million one-tile units cost no million small arrays.
+        var units = RenderUnits()
+        var groups = [MetatileKey: [Int32]](), order = [MetatileKey]()
+        var current: (Int32, Int32)? = nil
+        func flushGroups() {
+            for k in order { units.append(groups[k]!, span: k.span) }
+            groups.removeAll(keepingCapacity: true); order.removeAll(keepingCapacity: true)
+        }
         for ji in toRender {
             let j = jobs[ji]
+            if current.map({ $0 != (j.pyramid, j.plan) }) ?? true { flushGroups(); current = (j.pyramid, j.plan) }
             let p = pyramids[Int(j.pyramid)]
             let t = p.plans[Int(j.plan)].tiles[Int(j.tile)]
             let span = config.tilesets[p.tileset].metatileSpan(zoom: t.z)
-            guard span > 1 else { units.append(RenderUnit(jobs: [ji], origin: nil, span: 1)); continue }
-            let key = MetatileKey(pyramid: j.pyramid, plan: j.plan, x: t.x / span, y: t.y / span)
-            if let u = unitOf[key] { units[u].jobs.append(ji); continue }
-            unitOf[key] = units.count
-            units.append(RenderUnit(jobs: [ji], origin: TileID(z: t.z, x: t.x / span * span, y: t.y / span * span), span: span))
+            guard span > 1 else { units.append(CollectionOfOne(Int32(ji)), span: 1); continue }
+            let key = MetatileKey(pyramid: j.pyramid, plan: j.plan, x: t.x / span, y: t.y / span, span: span)
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(Int32(ji))
         }
-        unitOf = [:]
+        flushGroups()
         let batchSize = 1024
         var lastReport = Date()
         var done = 0
@@ -324,13 +330,13 @@ public final class Builder {
             // A batch: whole units, about `batchSize` tiles.
             let first = nextUnit
             var n = 0
-            while nextUnit < units.count && (n == 0 || n + units[nextUnit].jobs.count <= batchSize) {
-                n += units[nextUnit].jobs.count
+            while nextUnit < units.count && (n == 0 || n + units.size(nextUnit) <= batchSize) {
+                n += units.size(nextUnit)
                 nextUnit += 1
             }
             var offsets = [Int]()
             var total = 0
-            for u in first..<nextUnit { offsets.append(total); total += units[u].jobs.count }
+            for u in first..<nextUnit { offsets.append(total); total += units.size(u) }
             var slots = [Result<TileWriter.Rendered?, Error>](repeating: .success(nil), count: n)
             let count = nextUnit - first
             slots.withUnsafeMutableBufferPointer { out in
@@ -338,8 +344,7 @@ public final class Builder {
                 DispatchQueue.concurrentPerform(iterations: workers) { w in
                     var i = w
                     while i < count {
-                        let unit = units[first + i]
-                        let results = self.render(unit, jobs, pyramids, venues, renderers[w])
+                        let results = self.render(units.jobs(first + i), span: units.span(first + i), jobs, pyramids, venues, renderers[w])
                         for (k, r) in results.enumerated() { out[offsets[i] + k] = r }
                         i += workers
                     }
@@ -349,7 +354,7 @@ public final class Builder {
             var batch = [(job: Int, result: Result<TileWriter.Rendered?, Error>)]()
             batch.reserveCapacity(n)
             for (i, u) in (first..<nextUnit).enumerated() {
-                for (k, ji) in units[u].jobs.enumerated() { batch.append((ji, slots[offsets[i] + k])) }
+                for (k, ji) in units.jobs(u).enumerated() { batch.append((Int(ji), slots[offsets[i] + k])) }
             }
             try writer.submit(batch)
             done += n
@@ -385,7 +390,8 @@ public final class Builder {
         var perZoom = [[Int]](repeating: [Int](repeating: 0, count: zooms.count), count: pyramids.count)
         for (i, j) in jobs.enumerated() {
             let pi = Int(j.pyramid)
-            if let e = entries[i] { counts[pi] += 1; bytes[pi] += e.bytes; perZoom[pi][Int(j.plan)] += 1 }
+            let e = entries[i]
+            if !e.isNone { counts[pi] += 1; bytes[pi] += e.bytes; perZoom[pi][Int(j.plan)] += 1 }
             else { blankCounts[pi] += 1 }
         }
 
@@ -449,14 +455,12 @@ public final class Builder {
         clock.lap("tilejson+delete", into: &summary)
 
         // Manifest, last.
-        var tileList = [Manifest.TileEntry]()
-        tileList.reserveCapacity(counts.reduce(0, +))
-        for e in entries { if let e { tileList.append(e) } }
-        entries = []
+        // In place: the list moves into the manifest without a second copy.
+        entries.removeAll { $0.isNone }
         let manifest = Manifest(generator: .init(name: Generator.name, version: Generator.version),
                                 venues: venueEntries(venues, loaded, pyramids, zooms, counts, bytes, blankCounts, perZoom, tilejsonPaths, meshEntries),
-                                tiles: tileList, files: files, blank_tiles: blanks.compactMap { $0 })
-        tileList = []
+                                tiles: entries, files: files, blank_tiles: blanks.compactMap { $0 })
+        entries = []
         // Unchanged (a no-op build): leave the file, and its mtime, alone.
         let manifestWritten = changedFiles > 0 || summary.deleted > 0 || !crashed.isEmpty || Manifest.load(from: outputDir) != manifest
         if manifestWritten {
@@ -592,39 +596,49 @@ public final class Builder {
         return Digest32(bytes: SHA256.hash(data: d)) == e.sha256
     }
 
-    struct RenderUnit {
-        /// Indices into the build's jobs, in plan order.
-        var jobs: [Int]
-        /// The metatile's top-left tile; nil: one tile drawn alone.
-        var origin: TileID?
-        var span: Int
+    /// Render units, flat: unit u is the jobs `members[starts[u]..<starts[u + 1]]`,
+    /// one tile drawn alone (span 1) or the tiles of one metatile drawn together.
+    struct RenderUnits {
+        private(set) var members = [Int32]()
+        private var starts: [Int32] = [0]
+        private var spans = [UInt8]()
+        var count: Int { spans.count }
+        func jobs(_ u: Int) -> ArraySlice<Int32> { members[Int(starts[u])..<Int(starts[u + 1])] }
+        func size(_ u: Int) -> Int { Int(starts[u + 1] - starts[u]) }
+        func span(_ u: Int) -> Int { Int(spans[u]) }
+        mutating func append<S: Sequence>(_ jobs: S, span: Int) where S.Element == Int32 {
+            members.append(contentsOf: jobs)
+            starts.append(Int32(members.count))
+            spans.append(UInt8(span))
+        }
     }
 
-    struct MetatileKey: Hashable { var pyramid: Int32; var plan: Int32; var x: Int; var y: Int }
+    struct MetatileKey: Hashable { var pyramid: Int32; var plan: Int32; var x: Int; var y: Int; var span: Int }
 
     /// Renders a unit: one tile, or the tiles of one metatile in one drawing.
-    func render(_ unit: RenderUnit, _ jobs: [Job], _ pyramids: [Pyramid], _ venues: [PreparedVenue],
+    func render(_ unit: ArraySlice<Int32>, span: Int, _ jobs: [Job], _ pyramids: [Pyramid], _ venues: [PreparedVenue],
                 _ renderers: [Int: TileRenderer]) -> [Result<Rendered?, Error>] {
-        guard let origin = unit.origin else {
-            return [Result { try self.render(jobs[unit.jobs[0]], pyramids, venues, renderers) }]
+        guard span > 1 else {
+            return [Result { try self.render(jobs[Int(unit.first!)], pyramids, venues, renderers) }]
         }
-        let first = jobs[unit.jobs[0]]
+        let first = jobs[Int(unit.first!)]
         let p = pyramids[Int(first.pyramid)]
         let plan = p.plans[Int(first.plan)]
         guard case .raster(let items) = p.content else { preconditionFailure("metatiles are raster only") }
-        let tiles = unit.jobs.map { plan.tiles[Int(jobs[$0].tile)] }
+        let tiles = unit.map { plan.tiles[Int(jobs[Int($0)].tile)] }
+        let origin = TileID(z: tiles[0].z, x: tiles[0].x / span * span, y: tiles[0].y / span * span)
         // The union of the tiles' items, in drawing order.
         var union = Set<Int32>()
-        for ji in unit.jobs { union.formUnion(plan.items[Int(jobs[ji].tile)]) }
+        for ji in unit { union.formUnion(plan.items[Int(jobs[Int(ji)].tile)]) }
         do {
-            let out = try renderers[config.tilesets[p.tileset].scale]!.render(metatile: origin, span: unit.span, tiles: tiles,
+            let out = try renderers[config.tilesets[p.tileset].scale]!.render(metatile: origin, span: span, tiles: tiles,
                                                                                items: items, indices: union.sorted())
             return out.map { r in
                 guard case .png(let d) = r else { return .success(nil) }
                 return .success(Rendered(data: d, hash: Digest32(bytes: SHA256.hash(data: d)), dropped: 0))
             }
         } catch {
-            return unit.jobs.map { _ in .failure(error) }
+            return unit.map { _ in .failure(error) }
         }
     }
 

@@ -17,7 +17,8 @@ final class TileWriter {
     private let group = DispatchGroup()
 
     // Touched only on `queue` until `finish()`.
-    private(set) var entries: [Manifest.TileEntry?]
+    /// Per job; `Manifest.TileEntry.none` where the job wrote no tile.
+    private(set) var entries: [Manifest.TileEntry]
     private(set) var blanks: [Manifest.BlankEntry?]
     private(set) var changedFiles = 0
     private(set) var invalidDropped = 0
@@ -25,7 +26,7 @@ final class TileWriter {
     private var failure: Error?
 
     init(store: TileStore, paths: [String], keys: [Digest16], previous: @escaping (String) -> Manifest.TileEntry?, intact: [Bool],
-         entries: [Manifest.TileEntry?], blanks: [Manifest.BlankEntry?]) {
+         entries: [Manifest.TileEntry], blanks: [Manifest.BlankEntry?]) {
         self.store = store; self.paths = paths; self.keys = keys; self.previous = previous; self.intact = intact
         self.entries = entries; self.blanks = blanks
     }
@@ -62,9 +63,9 @@ final class TileWriter {
     }
 
     /// Hands over the results, leaving the writer empty (no second copy of millions of entries).
-    func takeResults() -> (entries: [Manifest.TileEntry?], blanks: [Manifest.BlankEntry?]) {
+    func takeResults() -> (entries: [Manifest.TileEntry], blanks: [Manifest.BlankEntry?]) {
         group.wait()
-        var e = [Manifest.TileEntry?](), b = [Manifest.BlankEntry?]()
+        var e = [Manifest.TileEntry](), b = [Manifest.BlankEntry?]()
         swap(&e, &entries); swap(&b, &blanks)
         return (e, b)
     }
