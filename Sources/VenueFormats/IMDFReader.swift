@@ -29,13 +29,10 @@ public struct IMDFReader {
     }
 
     public mutating func read(_ bundle: VenueBundle) throws -> Venue {
-        let all = try bundle.fileNames().filter { !$0.hasPrefix("__MACOSX/") && !($0 as NSString).lastPathComponent.hasPrefix("._") }
-        // The dataset root is the folder of the shallowest manifest.json (zips often wrap a folder).
-        guard let manifestPath = all.filter({ ($0 as NSString).lastPathComponent == "manifest.json" })
-            .min(by: { $0.split(separator: "/").count < $1.split(separator: "/").count }) else {
+        guard let (all, prefix) = try bundle.datasetRoot(marker: "manifest.json") else {
             throw VenueFormatError(file: bundle.location, problem: "not an IMDF dataset: manifest.json is missing")
         }
-        let prefix = String(manifestPath.dropLast("manifest.json".count))
+        let manifestPath = prefix + "manifest.json"
         var present = Set<String>()
         for name in all where name.hasPrefix(prefix) {
             let rel = String(name.dropFirst(prefix.count))

@@ -36,12 +36,9 @@ public struct MVFReader {
     }
 
     public mutating func read(_ bundle: VenueBundle) throws -> Venue {
-        let all = try bundle.fileNames().filter { !$0.hasPrefix("__MACOSX/") && !($0 as NSString).lastPathComponent.hasPrefix("._") }
-        guard let manifestPath = all.filter({ ($0 as NSString).lastPathComponent == "manifest.geojson" })
-            .min(by: { $0.split(separator: "/").count < $1.split(separator: "/").count }) else {
+        guard let (all, prefix) = try bundle.datasetRoot(marker: "manifest.geojson") else {
             throw VenueFormatError(file: bundle.location, problem: "not an MVF bundle: manifest.geojson is missing")
         }
-        let prefix = String(manifestPath.dropLast("manifest.geojson".count))
         let files = Set(all.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) })
         var ctx = Context(bundle: bundle, prefix: prefix, files: files, diagnostics: diagnostics)
         defer { diagnostics = ctx.diagnostics }

@@ -13,6 +13,16 @@ public protocol VenueBundle {
 extension VenueBundle {
     /// How a file is named in messages: the bundle path plus the entry.
     public func describe(_ name: String) -> String { "\(location)/\(name)" }
+
+    /// The bundle's files without macOS metadata entries, and the dataset root: the
+    /// folder of the shallowest file named `marker` (zips often wrap the dataset in
+    /// a folder). nil when no file has that name.
+    func datasetRoot(marker: String) throws -> (files: [String], prefix: String)? {
+        let all = try fileNames().filter { !$0.hasPrefix("__MACOSX/") && !($0 as NSString).lastPathComponent.hasPrefix("._") }
+        guard let path = all.filter({ ($0 as NSString).lastPathComponent == marker })
+            .min(by: { $0.split(separator: "/").count < $1.split(separator: "/").count }) else { return nil }
+        return (all, String(path.dropLast(marker.count)))
+    }
 }
 
 /// Limits that keep a hostile archive from exhausting memory.
