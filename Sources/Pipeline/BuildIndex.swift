@@ -182,27 +182,17 @@ enum BuildIndex {
 
     /// The last build's counts when the no-op fast path holds, else nil.
     static func unchanged(_ store: TileStore, fingerprint: [UInt8]) -> Counts? {
-        guard FileManager.default.fileExists(atPath: store.path(TileStore.intentName)) == false,
-              store.fileStatus(TileStore.intentName) == nil,
+        guard store.fileStatus(TileStore.intentName) == nil,
               let indexStat = store.fileStatus(fileName), let manifestStat = store.fileStatus(Manifest.fileName),
               !(manifestStat.mtime > indexStat.mtime),
               recordedFingerprint(store) == fingerprint,
               let (fp, counts, state) = read(store), fp == fingerprint else { return nil }
         // One stat per file, spread over the cores.
         let all = state.tiles + state.files
-        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
-        var ok = [Bool](repeating: true, count: workers)
-        ok.withUnsafeMutableBufferPointer { ok in
-            let ok = ok
-            DispatchQueue.concurrentPerform(iterations: workers) { w in
-                var i = w
-                while i < all.count {
-                    let f = all[i]
-                    guard let st = store.fileStatus(f.path), st.size == f.bytes, !(st.mtime > indexStat.mtime) else { ok[w] = false; return }
-                    i += workers
-                }
-            }
+        let fresh = Workers.map(all.count, workers: ProcessInfo.processInfo.activeProcessorCount, placeholder: false) { _, i in
+            guard let st = store.fileStatus(all[i].path) else { return false }
+            return st.size == all[i].bytes && !(st.mtime > indexStat.mtime)
         }
-        return ok.allSatisfy { $0 } ? counts : nil
+        return fresh.allSatisfy { $0 } ? counts : nil
     }
 }

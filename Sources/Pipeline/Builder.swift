@@ -192,42 +192,30 @@ public final class Builder {
         }()
         let prevBlank = Dictionary((reusable?.blank ?? []).map { ($0.path, $0.key) }, uniquingKeysWith: { a, _ in a })
         let manifestTime = store.fileStatus(Manifest.fileName)?.mtime
-        var decisions = [Decision](repeating: .render, count: jobs.count)
-        var fileIntact = [Bool](repeating: false, count: jobs.count)
-        var matched = [Bool](repeating: false, count: prevList.count)
+        // What each job finds of the previous build: one dictionary lookup and, for a
+        // tile it had, one stat of the file; spread over the workers.
+        struct Check { var decision = Decision.render; var intact = false; var previous: Int32 = -1; var touched = false }
+        let checks = Workers.map(jobs.count, workers: options.jobs, placeholder: Check()) { _, i in
+            var c = Check()
+            let path = paths[i]
+            if let pi = prevIndex[path] {
+                let e = prevList[pi]
+                c.previous = Int32(pi)
+                c.intact = self.intact(e, store, manifestTime, touched: &c.touched)
+                if e.key == keys[i] && c.intact { c.decision = .reuse }
+            } else if prevBlank[path] == keys[i], store.fileStatus(path) == nil {
+                c.decision = .reuseBlank
+            }
+            return c
+        }
+        let decisions = checks.map(\.decision)
+        let fileIntact = checks.map(\.intact)
         // A file modified after the manifest (even back to the same bytes) keeps the
         // no-op shortcut off until the index is written again.
-        var touchedByWorker = [Bool](repeating: false, count: options.jobs)
-        // Checking files is one stat each: spread over the workers.
-        decisions.withUnsafeMutableBufferPointer { dec in
-            fileIntact.withUnsafeMutableBufferPointer { ok in
-                matched.withUnsafeMutableBufferPointer { seen in
-                    touchedByWorker.withUnsafeMutableBufferPointer { touched in
-                        let (dec, ok, seen, touched) = (dec, ok, seen, touched)
-                        let workers = options.jobs
-                        DispatchQueue.concurrentPerform(iterations: workers) { w in
-                            var t = false
-                            var i = w
-                            while i < jobs.count {
-                                let path = paths[i]
-                                if let pi = prevIndex[path] {
-                                    // Paths are unique, so each previous entry is seen by one job only.
-                                    seen[pi] = true
-                                    let e = prevList[pi]
-                                    ok[i] = self.intact(e, store, manifestTime, touched: &t)
-                                    if e.key == keys[i] && ok[i] { dec[i] = .reuse }
-                                } else if prevBlank[path] == keys[i], store.fileStatus(path) == nil {
-                                    dec[i] = .reuseBlank
-                                }
-                                i += workers
-                            }
-                            touched[w] = t
-                        }
-                    }
-                }
-            }
-        }
-        let touchedSinceManifest = touchedByWorker.contains(true)
+        let touchedSinceManifest = checks.contains { $0.touched }
+        // Paths are unique, so each previous entry is matched by one job at most.
+        var matched = [Bool](repeating: false, count: prevList.count)
+        for c in checks where c.previous >= 0 { matched[Int(c.previous)] = true }
         let toRender = jobs.indices.filter { decisions[$0] == .render }
         clock.lap("diff", into: &summary)
         summary.reused = jobs.count - toRender.count
@@ -334,27 +322,14 @@ public final class Builder {
                 n += units.size(nextUnit)
                 nextUnit += 1
             }
-            var offsets = [Int]()
-            var total = 0
-            for u in first..<nextUnit { offsets.append(total); total += units.size(u) }
-            var slots = [Result<TileWriter.Rendered?, Error>](repeating: .success(nil), count: n)
-            let count = nextUnit - first
-            slots.withUnsafeMutableBufferPointer { out in
-                let out = out
-                DispatchQueue.concurrentPerform(iterations: workers) { w in
-                    var i = w
-                    while i < count {
-                        let results = self.render(units.jobs(first + i), span: units.span(first + i), jobs, pyramids, venues, renderers[w])
-                        for (k, r) in results.enumerated() { out[offsets[i] + k] = r }
-                        i += workers
-                    }
-                }
+            let results = Workers.map(nextUnit - first, workers: workers, placeholder: []) { w, i in
+                self.render(units.jobs(first + i), span: units.span(first + i), jobs, pyramids, venues, renderers[w])
             }
             // One writer, writing this batch while the next one renders.
             var batch = [(job: Int, result: Result<TileWriter.Rendered?, Error>)]()
             batch.reserveCapacity(n)
-            for (i, u) in (first..<nextUnit).enumerated() {
-                for (k, ji) in units.jobs(u).enumerated() { batch.append((Int(ji), slots[offsets[i] + k])) }
+            for (i, r) in results.enumerated() {
+                for (ji, result) in zip(units.jobs(first + i), r) { batch.append((Int(ji), result)) }
             }
             try writer.submit(batch)
             done += n
@@ -504,20 +479,17 @@ public final class Builder {
             }
         }
         struct Planned { var plans: [FloorZoomPlan] = []; var keys: [InputKeys.ItemHash] = []; var items: [DrawItem] = [] }
-        var results = [Planned](repeating: Planned(), count: units.count)
-        results.withUnsafeMutableBufferPointer { out in
-            let out = out
-            DispatchQueue.concurrentPerform(iterations: units.count) { u in
-                switch units[u] {
-                case .raster(let vi, let fi):
-                    let r = Plan.raster(floor: venues[vi].floors[fi], zooms: zooms)
-                    out[u] = Planned(plans: r.plans, keys: r.items.map(InputKeys.raster), items: r.items)
-                case .vector(_, let ti, _, let items, let z):
-                    let ts = config.tilesets[ti]
-                    // Item keys once per pyramid (on its first zoom's unit).
-                    out[u] = Planned(plans: [Plan.run(vector: items, zoom: z, extent: ts.extent, buffer: ts.buffer)],
-                                     keys: z == zooms.first ? items.map(InputKeys.vector) : [])
-                }
+        // One worker per unit: units differ a lot in size, so none waits behind a big one.
+        let results = Workers.map(units.count, workers: units.count, placeholder: Planned()) { _, u in
+            switch units[u] {
+            case .raster(let vi, let fi):
+                let r = Plan.raster(floor: venues[vi].floors[fi], zooms: zooms)
+                return Planned(plans: r.plans, keys: r.items.map(InputKeys.raster), items: r.items)
+            case .vector(_, let ti, _, let items, let z):
+                let ts = config.tilesets[ti]
+                // Item keys once per pyramid (on its first zoom's unit).
+                return Planned(plans: [Plan.run(vector: items, zoom: z, extent: ts.extent, buffer: ts.buffer)],
+                               keys: z == zooms.first ? items.map(InputKeys.vector) : [])
             }
         }
         var rasterResult = [String: Int]()
@@ -566,23 +538,13 @@ public final class Builder {
 
     func inputKeys(_ jobs: [Job], _ pyramids: [Pyramid]) -> [Digest16] {
         let headers = pyramids.map { p in p.plans.map { keyHeader(p, zoom: $0.zoom) } }
-        var keys = [Digest16](repeating: Digest16(bytes: []), count: jobs.count)
-        let workers = options.jobs
-        keys.withUnsafeMutableBufferPointer { out in
-            let out = out
-            DispatchQueue.concurrentPerform(iterations: workers) { w in
-                var i = w
-                while i < jobs.count {
-                    let j = jobs[i]
-                    let p = pyramids[Int(j.pyramid)]
-                    let plan = p.plans[Int(j.plan)]
-                    out[i] = InputKeys.tile(header: headers[Int(j.pyramid)][Int(j.plan)], tile: plan.tiles[Int(j.tile)],
-                                            items: p.itemKeys, indices: plan.items[Int(j.tile)])
-                    i += workers
-                }
-            }
+        return Workers.map(jobs.count, workers: options.jobs, placeholder: Digest16(bytes: [])) { _, i in
+            let j = jobs[i]
+            let p = pyramids[Int(j.pyramid)]
+            let plan = p.plans[Int(j.plan)]
+            return InputKeys.tile(header: headers[Int(j.pyramid)][Int(j.plan)], tile: plan.tiles[Int(j.tile)],
+                                  items: p.itemKeys, indices: plan.items[Int(j.tile)])
         }
-        return keys
     }
 
     /// Whether a file still holds what the manifest recorded. Files not touched
