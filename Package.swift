@@ -27,7 +27,7 @@ let package = Package(
             "VenueModel", .product(name: "HeapModule", package: "swift-collections"),
         ]),
         // Readers: IMDF, MVF v2/v3, indoor GeoJSON (folder or zip through libzip); repair of bad features.
-        .target(name: "VenueFormats", dependencies: ["VenueModel", "CZip"]),
+        .target(name: "VenueFormats", dependencies: ["VenueModel", "TileGeometry", "CZip"]),
         // Style spec: layer ids, parsing, default style.
         // The default style and sprite are JSON/PNG files in the repo, compiled into the binary.
         .target(name: "Styling", dependencies: ["VenueModel"], resources: [

@@ -4,36 +4,19 @@ public enum PolygonValidity {
     /// touches itself. Rings are open; the first is the exterior.
     /// Different rings may touch at single points (allowed by OGC).
     public static func isSimple(_ rings: [[TileCoord]]) -> Bool {
-        struct Edge { var a: TileCoord; var b: TileCoord; var ring: Int; var index: Int; var count: Int; var minX: Int32; var maxX: Int32 }
-        var edges = [Edge]()
-        for (ri, r) in rings.enumerated() {
-            for i in 0..<r.count {
-                let a = r[i], b = r[(i + 1) % r.count]
-                edges.append(Edge(a: a, b: b, ring: ri, index: i, count: r.count, minX: min(a.x, b.x), maxX: max(a.x, b.x)))
+        var simple = true
+        EdgeSweep.overlappingPairs(rings, closed: false, x: { Double($0.x) }, y: { Double($0.y) }) { e, f in
+            if e.follows(f) {
+                // Neighbours share one vertex; they may not fold back onto each other.
+                simple = !collinearOverlap(e.a, e.b, f.a, f.b)
+            } else if e.ring == f.ring {
+                simple = !intersects(e.a, e.b, f.a, f.b)
+            } else {
+                simple = !(crosses(e.a, e.b, f.a, f.b) || collinearOverlap(e.a, e.b, f.a, f.b))
             }
+            return simple
         }
-        edges.sort { $0.minX < $1.minX }
-        for i in edges.indices {
-            let e = edges[i]
-            var j = i + 1
-            while j < edges.count && edges[j].minX <= e.maxX {
-                let f = edges[j]
-                j += 1
-                if max(min(e.a.y, e.b.y), min(f.a.y, f.b.y)) > min(max(e.a.y, e.b.y), max(f.a.y, f.b.y)) { continue }
-                if e.ring == f.ring {
-                    let d = abs(e.index - f.index)
-                    if d == 1 || d == e.count - 1 {
-                        // Neighbours share one vertex; they may not fold back onto each other.
-                        if collinearOverlap(e.a, e.b, f.a, f.b) { return false }
-                        continue
-                    }
-                    if intersects(e.a, e.b, f.a, f.b) { return false }
-                } else {
-                    if crosses(e.a, e.b, f.a, f.b) || collinearOverlap(e.a, e.b, f.a, f.b) { return false }
-                }
-            }
-        }
-        return true
+        return simple
     }
 
     /// Sign of the turn a→b→c: 1, −1, or 0 when collinear.

@@ -1,3 +1,4 @@
+import TileGeometry
 import VenueModel
 
 /// The one place where a feature's polygon problems are repaired or the
@@ -117,38 +118,23 @@ public enum GeometryRepair {
 
     /// The position where two edges of the polygon properly cross (interiors
     /// meet at one point), or where non-adjacent edges overlap along a line; nil when none.
-    /// A sweep over edges sorted by their west end keeps it near n log n for rooms.
+    /// The pairs come from `EdgeSweep`; every crossing is looked at, and the
+    /// first in (lon, lat) order is reported, so the message does not depend on ring order.
     static func firstCrossing(_ rings: [[LonLat]]) -> LonLat? {
-        struct Edge { var a: LonLat; var b: LonLat; var ring: Int; var index: Int; var west: Double; var east: Double }
-        var edges = [Edge]()
-        for (ri, r) in rings.enumerated() {
-            let n = r.count - 1
-            for i in 0..<n {
-                let a = r[i], b = r[i + 1]
-                edges.append(Edge(a: a, b: b, ring: ri, index: i, west: min(a.lon, b.lon), east: max(a.lon, b.lon)))
-            }
-        }
-        edges.sort { ($0.west, $0.ring, $0.index) < ($1.west, $1.ring, $1.index) }
         var found: LonLat?
-        for i in edges.indices {
-            let e = edges[i]
-            var j = i + 1
-            while j < edges.count && edges[j].west <= e.east {
-                let f = edges[j]
-                j += 1
-                if max(min(e.a.lat, e.b.lat), min(f.a.lat, f.b.lat)) > min(max(e.a.lat, e.b.lat), max(f.a.lat, f.b.lat)) { continue }
-                let o1 = orient(e.a, e.b, f.a), o2 = orient(e.a, e.b, f.b), o3 = orient(f.a, f.b, e.a), o4 = orient(f.a, f.b, e.b)
-                var hit: LonLat?
-                if o1 * o2 < 0 && o3 * o4 < 0 {
-                    let t = ((f.a.lon - e.a.lon) * (f.b.lat - f.a.lat) - (f.a.lat - e.a.lat) * (f.b.lon - f.a.lon))
-                        / ((e.b.lon - e.a.lon) * (f.b.lat - f.a.lat) - (e.b.lat - e.a.lat) * (f.b.lon - f.a.lon))
-                    hit = LonLat(lon: e.a.lon + t * (e.b.lon - e.a.lon), lat: e.a.lat + t * (e.b.lat - e.a.lat))
-                } else if o1 == 0 && o2 == 0, let p = overlapPoint(e.a, e.b, f.a, f.b) {
-                    // Collinear edges sharing a stretch: a ring folding back on itself (a spike).
-                    hit = p
-                }
-                if let h = hit, found == nil || (h.lon, h.lat) < (found!.lon, found!.lat) { found = h }
+        EdgeSweep.overlappingPairs(rings, closed: true, x: \.lon, y: \.lat) { e, f in
+            let o1 = orient(e.a, e.b, f.a), o2 = orient(e.a, e.b, f.b), o3 = orient(f.a, f.b, e.a), o4 = orient(f.a, f.b, e.b)
+            var hit: LonLat?
+            if o1 * o2 < 0 && o3 * o4 < 0 {
+                let t = ((f.a.lon - e.a.lon) * (f.b.lat - f.a.lat) - (f.a.lat - e.a.lat) * (f.b.lon - f.a.lon))
+                    / ((e.b.lon - e.a.lon) * (f.b.lat - f.a.lat) - (e.b.lat - e.a.lat) * (f.b.lon - f.a.lon))
+                hit = LonLat(lon: e.a.lon + t * (e.b.lon - e.a.lon), lat: e.a.lat + t * (e.b.lat - e.a.lat))
+            } else if o1 == 0 && o2 == 0, let p = overlapPoint(e.a, e.b, f.a, f.b) {
+                // Collinear edges sharing a stretch: a ring folding back on itself (a spike).
+                hit = p
             }
+            if let h = hit, found == nil || (h.lon, h.lat) < (found!.lon, found!.lat) { found = h }
+            return true
         }
         return found
     }
