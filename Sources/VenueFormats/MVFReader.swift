@@ -130,28 +130,19 @@ public struct MVFReader {
         }
 
         var sink = FeatureSink()
-        let levelIDs = Set(levels.map(\.id))
-        for file in ctx.files.sorted() where file.hasPrefix("geometry/") && file.hasSuffix(".geojson") {
-            let floorID = String(file.dropFirst("geometry/".count).dropLast(".geojson".count))
-            let display = ctx.describe(file)
-            guard levelIDs.contains(floorID) else {
-                ctx.diagnostics.warn(display, nil, "skipped: floor \(floorID) is not in floors.geojson"); continue
+        let buildingOf = MVFReader.buildingOf(levels)
+        try Context.forEachFloorFeature(&ctx, "geometry", floors: levels, floorsFile: "floors.geojson") { ctx, ff in
+            let (floorID, id, g) = (ff.floor, ff.id, ff.geometry)
+            let key = floorID + "/" + id
+            let kind = kinds[floorID]?[id]
+            guard let (cls, category) = MVFReader.classifyV3(kind: kind, connection: connectionType[key], geometry: g) else {
+                ctx.diagnostics.notice(ff.file, "feature \(id): kind \(kind ?? "none") on a \(g.isPuntal ? "point" : "line") is not drawn")
+                return
             }
-            for f in try ctx.featureCollection(file) {
-                guard let id = f.id ?? (f.properties["id"] as? String) else { ctx.diagnostics.warn(display, nil, "geometry without id skipped"); continue }
-                guard let g = f.geometry else { ctx.diagnostics.warn(display, id, "skipped: no geometry"); continue }
-                let key = floorID + "/" + id
-                let kind = kinds[floorID]?[id]
-                guard let (cls, category) = MVFReader.classifyV3(kind: kind, connection: connectionType[key], geometry: g) else {
-                    ctx.diagnostics.notice(display, "feature \(id): kind \(kind ?? "none") on a \(g.isPuntal ? "point" : "line") is not drawn")
-                    continue
-                }
-                let details = f.properties["details"] as? [String: Any] ?? [:]
-                sink.add(Feature(id: id, featureClass: cls, category: category, levelID: floorID,
-                                 buildingID: levels.first { $0.id == floorID }?.buildingIDs.first,
-                                 name: locationName[key] ?? ctx.label(details["name"]) ?? LocalizedName(),
-                                 geometry: g, sourcePaint: paint[key]), file: display, diagnostics: &ctx.diagnostics)
-            }
+            let details = ff.feature.properties["details"] as? [String: Any] ?? [:]
+            sink.add(Feature(id: id, featureClass: cls, category: category, levelID: floorID, buildingID: buildingOf[floorID],
+                             name: locationName[key] ?? ctx.label(details["name"]) ?? LocalizedName(),
+                             geometry: g, sourcePaint: paint[key]), file: ff.file, diagnostics: &ctx.diagnostics)
         }
         for l in levels where !ctx.files.contains("geometry/\(l.id).geojson") {
             ctx.diagnostics.warn(ctx.describe("geometry/\(l.id).geojson"), nil, "floor \(l.id) has no geometry file")
@@ -184,6 +175,13 @@ public struct MVFReader {
         case let k?:
             return g.isAreal ? (.otherRoom, k) : nil
         }
+    }
+
+    /// Each floor's building (its first floor stack); the first floor of an id decides.
+    static func buildingOf(_ levels: [Level]) -> [String: String] {
+        var out = [String: String](), seen = Set<String>()
+        for l in levels where seen.insert(l.id).inserted { out[l.id] = l.buildingIDs.first }
+        return out
     }
 
     // MARK: - Version 2
@@ -219,25 +217,17 @@ public struct MVFReader {
 
         var sink = FeatureSink()
         let levelIDs = Set(levels.map(\.id))
-        let buildingOf = Dictionary(levels.map { ($0.id, $0.buildingIDs.first) }, uniquingKeysWith: { a, _ in a })
+        let buildingOf = MVFReader.buildingOf(levels)
         func perFloor(_ folder: String, _ classify: (String?, Geometry) -> (FeatureClass, String)?) throws {
-            for file in ctx.files.sorted() where file.hasPrefix(folder + "/") && file.hasSuffix(".geojson") {
-                let floorID = String(file.dropFirst(folder.count + 1).dropLast(".geojson".count))
-                let display = ctx.describe(file)
-                guard levelIDs.contains(floorID) else {
-                    ctx.diagnostics.warn(display, nil, "skipped: floor \(floorID) is not in \(floorName)"); continue
+            try Context.forEachFloorFeature(&ctx, folder, floors: levels, floorsFile: floorName) { ctx, ff in
+                let p = ff.feature.properties
+                guard let (cls, category) = classify(p["kind"] as? String, ff.geometry) else {
+                    ctx.diagnostics.notice(ff.file, "feature \(ff.id): \(folder) of this shape is not drawn"); return
                 }
-                for f in try ctx.featureCollection(file) {
-                    guard let id = f.id ?? (f.properties["id"] as? String) else { ctx.diagnostics.warn(display, nil, "\(folder) without id skipped"); continue }
-                    guard let g = f.geometry else { ctx.diagnostics.warn(display, id, "skipped: no geometry"); continue }
-                    guard let (cls, category) = classify(f.properties["kind"] as? String, g) else {
-                        ctx.diagnostics.notice(display, "feature \(id): \(folder) of this shape is not drawn"); continue
-                    }
-                    let details = f.properties["details"] as? [String: Any] ?? [:]
-                    sink.add(Feature(id: id, featureClass: cls, category: category, levelID: floorID, buildingID: buildingOf[floorID] ?? nil,
-                                     name: ctx.label(details["name"]) ?? ctx.label(f.properties["name"]) ?? LocalizedName(),
-                                     geometry: g, sourcePaint: paint[id]), file: display, diagnostics: &ctx.diagnostics)
-                }
+                let details = p["details"] as? [String: Any] ?? [:]
+                sink.add(Feature(id: ff.id, featureClass: cls, category: category, levelID: ff.floor, buildingID: buildingOf[ff.floor],
+                                 name: ctx.label(details["name"]) ?? ctx.label(p["name"]) ?? LocalizedName(),
+                                 geometry: ff.geometry, sourcePaint: paint[ff.id]), file: ff.file, diagnostics: &ctx.diagnostics)
             }
         }
         try perFloor("space") { kind, g in
@@ -270,7 +260,7 @@ public struct MVFReader {
                 for f in try ctx.featureCollection(file) {
                     guard let id = f.id ?? (f.properties["id"] as? String), let type = nodeType[id], let g = f.geometry, g.isPuntal else { continue }
                     sink.add(Feature(id: id, featureClass: .amenity, category: type, levelID: floorID,
-                                     buildingID: buildingOf[floorID] ?? nil, geometry: g),
+                                     buildingID: buildingOf[floorID], geometry: g),
                              file: ctx.describe(file), diagnostics: &ctx.diagnostics)
                 }
             }
@@ -354,6 +344,29 @@ private struct Context {
             }
         }
         return buildings
+    }
+
+    /// One feature of a per-floor file (`<folder>/<floorId>.geojson`).
+    struct FloorFeature { var floor: String; var file: String; var id: String; var feature: RawFeature; var geometry: Geometry }
+
+    /// Calls `body` for each feature of every `<folder>/<floorId>.geojson` whose
+    /// floor is in `floors`, file by file. Files of other floors, and features
+    /// without an id or a geometry, are reported and skipped.
+    static func forEachFloorFeature(_ ctx: inout Context, _ folder: String, floors: [Level], floorsFile: String,
+                                    _ body: (inout Context, FloorFeature) throws -> Void) throws {
+        let known = Set(floors.map(\.id))
+        for file in ctx.files.sorted() where file.hasPrefix(folder + "/") && file.hasSuffix(".geojson") {
+            let floorID = String(file.dropFirst(folder.count + 1).dropLast(".geojson".count))
+            let display = ctx.describe(file)
+            guard known.contains(floorID) else {
+                ctx.diagnostics.warn(display, nil, "skipped: floor \(floorID) is not in \(floorsFile)"); continue
+            }
+            for f in try ctx.featureCollection(file) {
+                guard let id = f.id ?? (f.properties["id"] as? String) else { ctx.diagnostics.warn(display, nil, "\(folder) without id skipped"); continue }
+                guard let g = f.geometry else { ctx.diagnostics.warn(display, id, "skipped: no geometry"); continue }
+                try body(&ctx, FloorFeature(floor: floorID, file: display, id: id, feature: f, geometry: g))
+            }
+        }
     }
 
     func requireLevels(_ levels: [Level], file: String) throws {
