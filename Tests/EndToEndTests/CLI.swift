@@ -16,7 +16,15 @@ enum CLI {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[0]
     }
 
-    struct Result { var status: Int32; var stdout: String; var stderr: String }
+    struct Result {
+        var status: Int32; var stdout: String; var stderr: String
+
+        /// The "N rendered" count of a build's summary line; -1 when there is none.
+        var rendered: Int {
+            guard let range = stdout.range(of: #"(\d+) rendered"#, options: .regularExpression) else { return -1 }
+            return Int(stdout[range].split(separator: " ")[0]) ?? -1
+        }
+    }
 
     static func run(_ args: [String], cwd: URL? = nil) throws -> Result {
         let p = Process()
@@ -42,6 +50,15 @@ enum CLI {
         p.executableURL = URL(fileURLWithPath: "/bin/rm")
         p.arguments = ["-rf", url.path]
         try? p.run()
+    }
+
+    /// Edits the features of a GeoJSON FeatureCollection file in place.
+    static func editFeatures(_ url: URL, _ body: (inout [[String: Any]]) -> Void) throws {
+        var doc = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as! [String: Any]
+        var feats = doc["features"] as! [[String: Any]]
+        body(&feats)
+        doc["features"] = feats
+        try JSONSerialization.data(withJSONObject: doc, options: [.sortedKeys]).write(to: url)
     }
 
     static func tempDir(_ name: String) throws -> URL {

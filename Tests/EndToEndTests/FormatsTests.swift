@@ -193,16 +193,8 @@ final class FormatsTests: XCTestCase {
     func testIMDFDuplicateIdsDanglingBuildingsAndEmptyFloors() throws {
         let venue = dir.appendingPathComponent("imdf")
         try FileManager.default.copyItem(at: CLI.fixture, to: venue)
-        func editJSON(_ name: String, _ f: (inout [[String: Any]]) -> Void) throws {
-            let url = venue.appendingPathComponent(name)
-            var root = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as! [String: Any]
-            var feats = root["features"] as! [[String: Any]]
-            f(&feats)
-            root["features"] = feats
-            try JSONSerialization.data(withJSONObject: root).write(to: url)
-        }
-        try editJSON("unit.geojson") { $0.append($0[0]) }
-        try editJSON("level.geojson") { feats in
+        try CLI.editFeatures(venue.appendingPathComponent("unit.geojson")) { $0.append($0[0]) }
+        try CLI.editFeatures(venue.appendingPathComponent("level.geojson")) { feats in
             var l = feats[0]
             l["id"] = "level-empty"
             var p = l["properties"] as! [String: Any]

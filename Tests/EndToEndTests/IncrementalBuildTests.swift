@@ -45,20 +45,9 @@ final class IncrementalBuildTests: XCTestCase {
         return Dictionary(uniqueKeysWithValues: m.tiles.map { ($0.path, $0) })
     }
 
-    func rendered(_ r: CLI.Result) -> Int {
-        let s = r.stdout
-        guard let range = s.range(of: #"(\d+) rendered"#, options: .regularExpression) else { return -1 }
-        return Int(s[range].split(separator: " ")[0])!
-    }
-
-    /// Edits the features of one IMDF file in place.
+    /// Edits the features of one IMDF file of the venue in place.
     func editFeatures(_ file: String, _ body: (inout [[String: Any]]) -> Void) throws {
-        let url = venue.appendingPathComponent(file)
-        var doc = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as! [String: Any]
-        var feats = doc["features"] as! [[String: Any]]
-        body(&feats)
-        doc["features"] = feats
-        try JSONSerialization.data(withJSONObject: doc, options: [.sortedKeys]).write(to: url)
+        try CLI.editFeatures(venue.appendingPathComponent(file), body)
     }
 
     func testNoOpRebuildRendersNothingAndTouchesNoFile() throws {
@@ -70,7 +59,7 @@ final class IncrementalBuildTests: XCTestCase {
             if lstat(out.appendingPathComponent(path).path, &st) == 0 { inodes[path] = UInt64(st.st_ino) }
         }
         let r = try build()
-        XCTAssertEqual(rendered(r), 0, r.stdout)
+        XCTAssertEqual(r.rendered, 0, r.stdout)
         XCTAssertTrue(r.stdout.contains("0 deleted"))
         // Contents and modification times of every file (the lock file records the last holder's pid).
         let after = CLI.snapshot(out)
@@ -110,7 +99,7 @@ final class IncrementalBuildTests: XCTestCase {
         let b = try manifest()
         XCTAssertEqual(Set(a.keys), Set(b.keys), "coverage did not change, so the set of tiles must not")
         let changed = Set(b.values.filter { a[$0.path]?.key != $0.key }.map(\.path))
-        XCTAssertEqual(rendered(r), changed.count)
+        XCTAssertEqual(r.rendered, changed.count)
 
         // Independent expectation, per pyramid: tiles whose square, grown by the pad, meets either ring.
         func touched(_ ring: [[Double]], z: Int, pad: Double) -> Set<[Int]> {
@@ -239,7 +228,7 @@ final class IncrementalBuildTests: XCTestCase {
         try Data("x".utf8).write(to: out.appendingPathComponent(victim))
         let r2 = try CLI.run(["build", "--config", config.path])
         XCTAssertFalse(r2.stderr.contains("nothing to do"), r2.stderr)
-        XCTAssertEqual(rendered(r2), 1)
+        XCTAssertEqual(r2.rendered, 1)
         XCTAssertTrue(try CLI.run(["build", "--config", config.path]).stderr.contains("nothing to do"))
         // A tile rewritten with its own bytes: one full check (nothing rendered), then the shortcut again.
         let same = try Data(contentsOf: out.appendingPathComponent(victim))
@@ -247,7 +236,7 @@ final class IncrementalBuildTests: XCTestCase {
         try same.write(to: out.appendingPathComponent(victim))
         let r3 = try CLI.run(["build", "--config", config.path])
         XCTAssertFalse(r3.stderr.contains("nothing to do"), r3.stderr)
-        XCTAssertEqual(rendered(r3), 0)
+        XCTAssertEqual(r3.rendered, 0)
         XCTAssertTrue(try CLI.run(["build", "--config", config.path]).stderr.contains("nothing to do"))
         // So does a changed input byte.
         try editFeatures("amenity.geojson") { _ in }
@@ -262,7 +251,7 @@ final class IncrementalBuildTests: XCTestCase {
         XCTAssertEqual(CLI.snapshot(out), before)
         XCTAssertTrue(r.stdout.contains("h/floor_1/png z21: render "), r.stdout)
         XCTAssertTrue(r.stdout.contains("dry run: would render"), r.stdout)
-        XCTAssertGreaterThan(rendered(try build()), 0)
+        XCTAssertGreaterThan(try build().rendered, 0)
     }
 
     func testKilledBuildIsFinishedByTheNext() throws {
@@ -313,7 +302,7 @@ final class IncrementalBuildTests: XCTestCase {
         XCTAssertTrue(v.stdout.contains("missing: \(paths[1])"), v.stdout)
         XCTAssertTrue(v.stdout.contains("unexpected: h/stray.bin"), v.stdout)
         // The next build repairs both tiles (the stray file is not ours to delete).
-        XCTAssertEqual(rendered(try build()), 2)
+        XCTAssertEqual(try build().rendered, 2)
         let c = try CLI.run(["clean", "--config", config.path])
         XCTAssertEqual(c.status, 0, c.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: out.path))

@@ -8,11 +8,6 @@ final class StyleBuildTests: XCTestCase {
     override func setUpWithError() throws { dir = try CLI.tempDir("style") }
     override func tearDownWithError() throws { CLI.removeTree(dir) }
 
-    func rendered(_ r: CLI.Result) -> Int {
-        guard let range = r.stdout.range(of: #"(\d+) rendered"#, options: .regularExpression) else { return -1 }
-        return Int(r.stdout[range].split(separator: " ")[0]) ?? -1
-    }
-
     func config(style: String?, sprite: String? = nil, output: String = "out") throws -> URL {
         var extra = ""
         if let style { extra += #", "style": "\#(style)""# }
@@ -55,8 +50,8 @@ final class StyleBuildTests: XCTestCase {
         XCTAssertLessThan(differing, after.count / 2, "a label colour should not touch tiles without labels")
         // A label's box can reach a tile its glyphs leave untouched: such a tile is
         // rendered again (its key names the label) but not rewritten.
-        XCTAssertGreaterThanOrEqual(rendered(r), differing)
-        XCTAssertLessThanOrEqual(rendered(r) - differing, max(2, differing / 20), "rendered \(rendered(r)), changed \(differing)")
+        XCTAssertGreaterThanOrEqual(r.rendered, differing)
+        XCTAssertLessThanOrEqual(r.rendered - differing, max(2, differing / 20), "rendered \(r.rendered), changed \(differing)")
     }
 
     func testCustomSpriteAndMissingSprite() throws {
