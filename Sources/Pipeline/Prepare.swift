@@ -111,8 +111,7 @@ public enum Prepare {
                   let ls = LabelStyle.resolve(style, template: "building_labels_[BUILDING]", building: id),
                   let text = (f.name.isEmpty ? names[id] : f.name)?.text(preferring: venue.language), !text.isEmpty,
                   case .polygons(let polys) = ProjectedGeometry(f.geometry),
-                  let a = PrepareVector.labelPoint(Feature(id: f.id, featureClass: .building, category: f.category, levelID: nil,
-                                                           geometry: f.geometry)),
+                  let a = PrepareVector.pole(polys),
                   let rings = polys.first(where: { Planar.contains(rings: $0, a) }) else { continue }
             out.append(LabelCandidate(featureID: f.id, layout: measurer.layout(text, style: ls), anchor: a, rings: rings,
                                       area: polys.reduce(0) { $0 + abs(Planar.signedArea($1[0])) }, style: ls, rank: 1))
@@ -133,8 +132,7 @@ public enum Prepare {
             // The display point when it lies in the unit, else the pole of inaccessibility.
             var anchor = f.displayPoint.map(WebMercator.project)
             if let a = anchor, !polys.contains(where: { Planar.contains(rings: $0, a) }) { anchor = nil }
-            guard let a = anchor ?? PrepareVector.labelPoint(Feature(id: f.id, featureClass: f.featureClass, category: f.category,
-                                                                      levelID: f.levelID, geometry: f.geometry)),
+            guard let a = anchor ?? PrepareVector.pole(polys),
                   let rings = polys.first(where: { Planar.contains(rings: $0, a) }) else { continue }
             out.append(LabelCandidate(featureID: f.id, layout: measurer.layout(text, style: labelStyle), anchor: a, rings: rings,
                                       area: polys.reduce(0) { $0 + abs(Planar.signedArea($1[0])) }))

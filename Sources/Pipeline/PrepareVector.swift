@@ -118,9 +118,13 @@ public enum PrepareVector {
     /// inaccessibility of the largest polygon (to 5 cm).
     static func labelPoint(_ f: Feature) -> MercatorPoint? {
         if let d = f.displayPoint { return WebMercator.project(d) }
-        let polys = ProjectedGeometry(f.geometry)
-        guard case .polygons(let ps) = polys else { return nil }
-        let largest = ps.max { abs(Planar.signedArea($0[0])) < abs(Planar.signedArea($1[0])) }
+        guard case .polygons(let ps) = ProjectedGeometry(f.geometry) else { return nil }
+        return pole(ps)
+    }
+
+    /// The pole of inaccessibility of the largest of projected polygons (to 5 cm).
+    static func pole(_ polygons: [[[MercatorPoint]]]) -> MercatorPoint? {
+        let largest = polygons.max { abs(Planar.signedArea($0[0])) < abs(Planar.signedArea($1[0])) }
         return largest.flatMap { PoleOfInaccessibility.find($0, precision: 0.05) }
     }
 

@@ -73,13 +73,15 @@ public struct Sprite: Sendable {
     }
 
     /// The built-in sprite (`Sources/Styling/Resources/sprite*.{json,png}`, drawn by `scripts/make_sprite.py`).
-    public static func builtIn(pixelRatio: Int) -> Sprite {
-        let (index, png) = pixelRatio >= 2
-            ? (PackageResources.sprite_2x_json, PackageResources.sprite_2x_png)
-            : (PackageResources.sprite_json, PackageResources.sprite_png)
+    public static func builtIn(pixelRatio: Int) -> Sprite { pixelRatio >= 2 ? builtInTwo : builtInOne }
+
+    /// Parsed once: the build fingerprint, the style check and every renderer ask for it.
+    private static let builtInOne = embedded(index: PackageResources.sprite_json, png: PackageResources.sprite_png, ratio: 1)
+    private static let builtInTwo = embedded(index: PackageResources.sprite_2x_json, png: PackageResources.sprite_2x_png, ratio: 2)
+
+    private static func embedded(index: [UInt8], png: [UInt8], ratio: Int) -> Sprite {
         do {
-            return try parse(index: Data(index), png: Data(png), pixelRatio: pixelRatio >= 2 ? 2 : 1,
-                             source: "built-in sprite" + (pixelRatio >= 2 ? "@2x" : ""))
+            return try parse(index: Data(index), png: Data(png), pixelRatio: ratio, source: "built-in sprite" + (ratio == 2 ? "@2x" : ""))
         } catch { preconditionFailure("the built-in sprite does not parse: \(error)") }
     }
 
