@@ -82,16 +82,13 @@ def escalator():
     return im
 
 
-def information():
-    im, d = canvas(BLUE)
-    text(d, "i", 16)
-    return im
-
-
-def atm():
-    im, d = canvas(GREEN)
-    text(d, "$", 15)
-    return im
+def glyph(colour, char, size):
+    """An icon that is one letter or sign on a coloured tile."""
+    def draw():
+        im, d = canvas(colour)
+        text(d, char, size)
+        return im
+    return draw
 
 
 def food():
@@ -124,12 +121,6 @@ def drinkingwater():
     im, d = canvas(BLUE)
     d.polygon([(u(12), u(4.5)), (u(17), u(13)), (u(7), u(13))], fill=WHITE)
     d.ellipse([u(7), u(9), u(17), u(19)], fill=WHITE)
-    return im
-
-
-def parking():
-    im, d = canvas(BLUE)
-    text(d, "P", 15)
     return im
 
 
@@ -209,13 +200,13 @@ ICONS = [
     ("elevator", elevator, []),
     ("stairs", stairs, ["steps"]),
     ("escalator", escalator, ["movingwalkway"]),
-    ("information", information, ["information.mufid", "informationdesk", "guestservices", "concierge"]),
-    ("atm", atm, ["bank", "currencyexchange", "payphone"]),
+    ("information", glyph(BLUE, "i", 16), ["information.mufid", "informationdesk", "guestservices", "concierge"]),
+    ("atm", glyph(GREEN, "$", 15), ["bank", "currencyexchange", "payphone"]),
     ("food", food, ["foodservice", "restaurant", "cafe", "coffee", "fastfood", "foodcourt", "vendingmachine"]),
     ("exit", exit_, ["entry", "entrance", "emergencyexit", "door"]),
     ("firstaid", firstaid, ["defibrillator", "medical", "pharmacy"]),
     ("drinkingwater", drinkingwater, ["drinkingfountain", "fountain"]),
-    ("parking", parking, ["parkingbicycle", "parkingmotorcycle"]),
+    ("parking", glyph(BLUE, "P", 15), ["parkingbicycle", "parkingmotorcycle"]),
     ("checkin", checkin, ["checkin.selfservice", "checkin.desk", "ticketing", "ticketing.airline", "ticketing.shuttle", "businesscenter"]),
     ("boardinggate", gate, ["boardinggate.aircraft", "arrivalgate", "immigration"]),
     ("baggageclaim", baggage, ["baggagecarts", "baggagestorage", "lostandfound", "luggagelocker"]),
