@@ -227,17 +227,18 @@ public final class Builder {
         // (TileJSON, meshes; rewritten or removed below) and what a killed build may have left.
         let tileJSONPaths = Set(pyramids.map { $0.directory + "/tilejson.json" })
         var stale = Set<String>()
+        var plannedPaths: Set<String>?   // built only when a path must be looked up
+        func planned(_ p: String) -> Bool {
+            if plannedPaths == nil { plannedPaths = Set(paths) }
+            return plannedPaths!.contains(p)
+        }
         if reusable != nil {
             for (pi, e) in prevList.enumerated() where !matched[pi] { stale.insert(e.path) }
         } else {
-            let planned = Set(paths)
-            for e in previous?.tiles ?? [] where !planned.contains(e.path) { stale.insert(e.path) }
+            for e in previous?.tiles ?? [] where !planned(e.path) { stale.insert(e.path) }
         }
         for e in previous?.files ?? [] where !tileJSONPaths.contains(e.path) { stale.insert(e.path) }
-        if !crashed.isEmpty {
-            let planned = Set(paths)
-            for p in crashed where !planned.contains(p) && !tileJSONPaths.contains(p) { stale.insert(p) }
-        }
+        for p in crashed where !planned(p) && !tileJSONPaths.contains(p) { stale.insert(p) }
 
         if options.dryRun {
             summary.report = dryRunReport(jobs, decisions, pyramids, zooms, stale: stale)
@@ -466,16 +467,22 @@ public final class Builder {
         // The units of planning work: each floor's raster plan (shared by every scale)
         // and each vector pyramid. They are independent, so they run on all workers;
         // the pyramids are then assembled in a fixed order.
-        enum Unit { case raster(venue: Int, floor: Int), vector(venue: Int, tileset: Int, name: String, items: [VectorItem], zoom: Int) }
+        enum Unit { case raster(venue: Int, floor: Int), vector(tileset: Int, items: [VectorItem], zoom: Int) }
         var units = [Unit]()
+        // Where each pyramid's units are: a floor's raster unit, and a vector pyramid's first zoom unit.
+        var rasterUnit = [[Int]](repeating: [], count: venues.count)
+        var vectorPyramids = [[(tileset: Int, name: String, items: [VectorItem], firstUnit: Int)]](repeating: [], count: venues.count)
         for (vi, v) in venues.enumerated() {
             if config.tilesets.contains(where: { $0.format == .png }) {
-                for fi in v.floors.indices { units.append(.raster(venue: vi, floor: fi)) }
+                for fi in v.floors.indices { rasterUnit[vi].append(units.count); units.append(.raster(venue: vi, floor: fi)) }
             }
             for (ti, ts) in config.tilesets.enumerated() where ts.format == .mvt {
                 let sets = vectors[vi].floors.enumerated().map { (v.floors[$0.offset].id, $0.element) } + [("all", vectors[vi].all)]
                 // One unit per zoom: the venue-wide pyramid alone would otherwise keep one worker busy.
-                for (name, items) in sets { for z in zooms { units.append(.vector(venue: vi, tileset: ti, name: name, items: items, zoom: z)) } }
+                for (name, items) in sets {
+                    vectorPyramids[vi].append((ti, name, items, units.count))
+                    for z in zooms { units.append(.vector(tileset: ti, items: items, zoom: z)) }
+                }
             }
         }
         struct Planned { var plans: [FloorZoomPlan] = []; var keys: [InputKeys.ItemHash] = []; var items: [DrawItem] = [] }
@@ -485,36 +492,30 @@ public final class Builder {
             case .raster(let vi, let fi):
                 let r = Plan.raster(floor: venues[vi].floors[fi], zooms: zooms)
                 return Planned(plans: r.plans, keys: r.items.map(InputKeys.raster), items: r.items)
-            case .vector(_, let ti, _, let items, let z):
+            case .vector(let ti, let items, let z):
                 let ts = config.tilesets[ti]
                 // Item keys once per pyramid (on its first zoom's unit).
                 return Planned(plans: [Plan.run(vector: items, zoom: z, extent: ts.extent, buffer: ts.buffer)],
                                keys: z == zooms.first ? items.map(InputKeys.vector) : [])
             }
         }
-        var rasterResult = [String: Int]()
-        for (u, unit) in units.enumerated() { if case .raster(let vi, let fi) = unit { rasterResult["\(vi)/\(fi)"] = u } }
         var pyramids = [Pyramid]()
         for (vi, v) in venues.enumerated() {
             for (ti, ts) in config.tilesets.enumerated() {
                 switch ts.format {
                 case .png:
                     for fi in v.floors.indices {
-                        let r = results[rasterResult["\(vi)/\(fi)"]!]
+                        let r = results[rasterUnit[vi][fi]]
                         pyramids.append(Pyramid(venue: vi, name: v.floors[fi].id, tileset: ti, content: .raster(r.items),
                                                 plans: r.plans, itemKeys: r.keys,
                                                 directory: "\(v.sourceID)/\(v.floors[fi].id)/\(ts.directoryName)"))
                     }
                 case .mvt:
-                    // Units of one pyramid are consecutive, zooms in order.
-                    var u = 0
-                    while u < units.count {
-                        guard case .vector(let uvi, let uti, let name, let items, _) = units[u], uvi == vi, uti == ti else { u += 1; continue }
-                        let first = u
-                        var plans = [FloorZoomPlan]()
-                        for _ in zooms { plans += results[u].plans; u += 1 }
-                        pyramids.append(Pyramid(venue: vi, name: name, tileset: ti, content: .vector(items), plans: plans,
-                                                itemKeys: results[first].keys, directory: "\(v.sourceID)/\(name)/\(ts.directoryName)"))
+                    for vp in vectorPyramids[vi] where vp.tileset == ti {
+                        let zoomUnits = vp.firstUnit..<(vp.firstUnit + zooms.count)
+                        pyramids.append(Pyramid(venue: vi, name: vp.name, tileset: ti, content: .vector(vp.items),
+                                                plans: zoomUnits.flatMap { results[$0].plans }, itemKeys: results[vp.firstUnit].keys,
+                                                directory: "\(v.sourceID)/\(vp.name)/\(ts.directoryName)"))
                     }
                 }
             }
