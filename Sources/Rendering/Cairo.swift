@@ -181,17 +181,6 @@ public final class CairoContext {
 
     // MARK: images
 
-    /// Paints `image` with its top-left corner at (x, y), scaled by `scale`.
-    public func paint(_ image: ImageSurface, x: Double, y: Double, scale: Double = 1, alpha: Double = 1) {
-        cairo_save(cr)
-        cairo_translate(cr, x, y)
-        cairo_scale(cr, scale, scale)
-        cairo_set_source_surface(cr, image.handle, 0, 0)
-        cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
-        cairo_paint_with_alpha(cr, alpha)
-        cairo_restore(cr)
-    }
-
     /// Paints the `w`×`h` region at (`sx`, `sy`) of `image` with its top-left corner at
     /// (x, y), scaled by `scale` (a sprite image out of a sprite sheet).
     public func paint(_ image: ImageSurface, sourceX sx: Double, sourceY sy: Double, width w: Double, height h: Double,

@@ -56,7 +56,7 @@ public final class TextMeasurer {
         cr = try CairoContext(try ImageSurface(width: 1, height: 1))
     }
 
-    /// The family fontconfig resolves `name` to (for the build log).
+    /// The family fontconfig resolves `name` to: whether the font a style asks for is the one drawn.
     public func family(_ name: String) -> String? {
         cr.selectFont(family: name, size: 12)
         return cr.resolvedFamily()

@@ -27,19 +27,6 @@ public final class ZipArchive {
 
     deinit { zip_discard(handle) }
 
-    /// Entry names in archive order (directories included, as libzip lists them).
-    public func entryNames() throws -> [String] {
-        let n = zip_get_num_entries(handle, 0)
-        guard n >= 0 else { throw error("list entries") }
-        var names = [String]()
-        names.reserveCapacity(Int(n))
-        for i in 0..<UInt64(n) {
-            guard let c = zip_get_name(handle, i, zip_flags_t(ZIP_FL_ENC_GUESS)) else { throw error("read entry name \(i)") }
-            names.append(String(cString: c))
-        }
-        return names
-    }
-
     /// What the central directory says about one entry.
     public struct Entry: Sendable {
         public var name: String
