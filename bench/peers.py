@@ -3,6 +3,9 @@
 
     bench/peers.py export  IMDF_DIR OUT_DIR            one GeoJSON per floor (ordinal)
     bench/peers.py ogr2ogr FLOORS_DIR OUT_DIR MINZ MAXZ GDAL's MVT driver, per floor
+    bench/peers.py tippecanoe BIN FLOORS_DIR OUT_DIR MINZ MAXZ
+                                                       tippecanoe, per floor, without
+                                                       simplification or dropping
     bench/peers.py mapnik  FLOORS_DIR OUT_DIR MANIFEST JOBS
                                                        Mapnik renders exactly the PNG tiles
                                                        venuetiles wrote (from its manifest)
@@ -61,6 +64,21 @@ def ogr(floors, out, minz, maxz):
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     print(count(out, (".pbf", ".mvt")), time.time() - t0)
 
+def tippecanoe(binary, floors, out, minz, maxz):
+    # Full precision as far as tippecanoe goes: no simplification, no tiny-polygon
+    # reduction, no dropping, no size limits. Its world is 32 bits wide, so the
+    # detail is 12 (extent 4096, as ours) up to z20 and 32 - maxzoom above.
+    detail = min(12, 32 - maxz)
+    os.makedirs(out, exist_ok=True)
+    t0 = time.time()
+    for f in sorted(os.listdir(floors)):
+        dst = os.path.join(out, f[:-8])
+        subprocess.run([binary, "-q", "-f", "-e", dst, f"-Z{minz}", f"-z{maxz}", f"--full-detail={detail}", "--buffer=5",
+                        "--no-line-simplification", "--no-tiny-polygon-reduction", "--no-feature-limit", "--no-tile-size-limit",
+                        "--no-tile-compression", "--no-tile-stats", "-r1", "-l", "floor", os.path.join(floors, f)],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    print(count(out, (".pbf", ".mvt")), time.time() - t0)
+
 STYLE = """<Map srs="epsg:3857">
 <Style name="poly"><Rule><Filter>[kind] = 'level'</Filter><PolygonSymbolizer fill="#F3F1EC"/><LineSymbolizer stroke="#9C9587" stroke-width="1"/></Rule>
 <Rule><Filter>[kind] = 'unit' or [kind] = 'fixture' or [kind] = 'kiosk'</Filter><PolygonSymbolizer fill="#FBE5C4"/><LineSymbolizer stroke="#D2AE7C" stroke-width="1"/></Rule></Style>
@@ -114,5 +132,6 @@ if __name__ == "__main__":
     cmd, *a = sys.argv[1:]
     if cmd == "export": export(*a)
     elif cmd == "ogr2ogr": ogr(a[0], a[1], int(a[2]), int(a[3]))
+    elif cmd == "tippecanoe": tippecanoe(a[0], a[1], a[2], int(a[3]), int(a[4]))
     elif cmd == "mapnik": run_mapnik(a[0], a[1], a[2], int(a[3]))
     else: sys.exit(__doc__)

@@ -99,7 +99,7 @@ public final class Builder {
 
     /// One folder of tiles: a floor (or `all`) of one tileset of one venue.
     struct Pyramid {
-        enum Content { case raster([DrawItem]), vector([VectorItem]) }
+        enum Content { case raster([DrawItem]), vector([VectorItem], MVTPropertyTable) }
         var venue: Int
         var name: String
         var tileset: Int
@@ -274,6 +274,8 @@ public final class Builder {
                 renderers[w][ts.scale] = try TileRenderer(scale: ts.scale, sprite: ts.scale >= 2 ? sprites.two : sprites.one)
             }
         }
+        // Each worker's own scratch space for vector tiles.
+        let vectorSpaces = (0..<workers).map { _ in MVTEncoder.Workspace() }
         var entries = [Manifest.TileEntry](repeating: .none, count: jobs.count)
         var blanks = [Manifest.BlankEntry?](repeating: nil, count: jobs.count)
         for i in jobs.indices {
@@ -324,7 +326,7 @@ public final class Builder {
                 nextUnit += 1
             }
             let results = Workers.map(nextUnit - first, workers: workers, placeholder: []) { w, i in
-                self.render(units.jobs(first + i), span: units.span(first + i), jobs, pyramids, venues, renderers[w])
+                self.render(units.jobs(first + i), span: units.span(first + i), jobs, pyramids, venues, renderers[w], vectorSpaces[w])
             }
             // One writer, writing this batch while the next one renders.
             var batch = [(job: Int, result: Result<TileWriter.Rendered?, Error>)]()
@@ -513,7 +515,7 @@ public final class Builder {
                 case .mvt:
                     for vp in vectorPyramids[vi] where vp.tileset == ti {
                         let zoomUnits = vp.firstUnit..<(vp.firstUnit + zooms.count)
-                        pyramids.append(Pyramid(venue: vi, name: vp.name, tileset: ti, content: .vector(vp.items),
+                        pyramids.append(Pyramid(venue: vi, name: vp.name, tileset: ti, content: .vector(vp.items, vectors[vi].table),
                                                 plans: zoomUnits.flatMap { results[$0].plans }, itemKeys: results[vp.firstUnit].keys,
                                                 directory: "\(v.sourceID)/\(vp.name)/\(ts.directoryName)"))
                     }
@@ -580,9 +582,9 @@ public final class Builder {
 
     /// Renders a unit: one tile, or the tiles of one metatile in one drawing.
     func render(_ unit: ArraySlice<Int32>, span: Int, _ jobs: [Job], _ pyramids: [Pyramid], _ venues: [PreparedVenue],
-                _ renderers: [Int: TileRenderer]) -> [Result<Rendered?, Error>] {
+                _ renderers: [Int: TileRenderer], _ workspace: MVTEncoder.Workspace) -> [Result<Rendered?, Error>] {
         guard span > 1 else {
-            return [Result { try self.render(jobs[Int(unit.first!)], pyramids, venues, renderers) }]
+            return [Result { try self.render(jobs[Int(unit.first!)], pyramids, venues, renderers, workspace) }]
         }
         let first = jobs[Int(unit.first!)]
         let p = pyramids[Int(first.pyramid)]
@@ -605,7 +607,8 @@ public final class Builder {
         }
     }
 
-    func render(_ job: Job, _ pyramids: [Pyramid], _ venues: [PreparedVenue], _ renderers: [Int: TileRenderer]) throws -> Rendered? {
+    func render(_ job: Job, _ pyramids: [Pyramid], _ venues: [PreparedVenue], _ renderers: [Int: TileRenderer],
+                _ workspace: MVTEncoder.Workspace) throws -> Rendered? {
         let p = pyramids[Int(job.pyramid)]
         let plan = p.plans[Int(job.plan)]
         let tile = plan.tiles[Int(job.tile)]
@@ -615,11 +618,12 @@ public final class Builder {
             guard case .png(let d) = try renderers[ts.scale]!.render(tile: tile, items: items,
                                                                      indices: plan.items[Int(job.tile)]) else { return nil }
             return Rendered(data: d, hash: Digest32(bytes: SHA256.hash(data: d)), dropped: 0)
-        case .vector(let items):
+        case .vector(let items, let table):
             let tolerance = tile.z < config.maxZoom ? ts.simplify : 0
             let (raw, dropped) = VectorTileEncoding.encode(items: items, indices: plan.items[Int(job.tile)], tile: tile,
                                                            venueWide: p.name == "all",
-                                                           geometry: VectorTileGeometry(extent: ts.extent, buffer: ts.buffer, tolerance: tolerance))
+                                                           geometry: VectorTileGeometry(extent: ts.extent, buffer: ts.buffer, tolerance: tolerance),
+                                                           table: table, workspace: workspace)
             guard let raw else { return nil }
             let d = Data(ts.gzip ? try Gzip.compress(raw) : raw)
             return Rendered(data: d, hash: Digest32(bytes: SHA256.hash(data: d)), dropped: dropped)
@@ -651,7 +655,7 @@ public final class Builder {
         let floorName: String = p.name == "all" ? "all floors" :
             (v.floors.first { $0.id == p.name }.flatMap { $0.floor.shortName(language: v.venue.language) } ?? p.name)
         var layers: [TileJSON.VectorLayer]? = nil
-        if case .vector(let items) = p.content {
+        if case .vector(let items, _) = p.content {
             layers = TileJSONLayers.describe(items, venueWide: p.name == "all", minzoom: config.minZoom, maxzoom: config.maxZoom)
         }
         return TileJSON(name: "\(v.venue.name.text(preferring: v.venue.language) ?? v.sourceID) — \(floorName)",

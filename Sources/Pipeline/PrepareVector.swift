@@ -13,6 +13,10 @@ public struct VectorItem: Sendable {
     public var id: UInt64
     public var properties: [(key: String, value: MVTValue)]
     public var geometry: ProjectedGeometry
+    /// The layers and properties as ids of the venue's `MVTPropertyTable`.
+    public var floorLayerID: UInt32 = 0
+    public var venueLayerID: UInt32 = 0
+    public var tags: [UInt32] = []
 }
 
 /// The vector side of the Prepare stage: every feature that has a layer, with
@@ -23,6 +27,8 @@ public struct PreparedVectorVenue: Sendable {
     public var floors: [[VectorItem]]
     /// Every floor's items plus venue-wide ones, for `<venue>/all/mvt`.
     public var all: [VectorItem]
+    /// The layer names, keys and values of every item, interned once.
+    public var table: MVTPropertyTable
 }
 
 public enum PrepareVector {
@@ -58,6 +64,14 @@ public enum PrepareVector {
             return p
         }
 
+        var table = MVTPropertyTable()
+        func interned(_ item: VectorItem) -> VectorItem {
+            var item = item
+            item.floorLayerID = table.layer(item.floorLayer)
+            item.venueLayerID = table.layer(item.venueLayer)
+            item.tags = table.tags(item.properties)
+            return item
+        }
         var floors = [[VectorItem]]()
         var all = [(order: Int, seq: Int, item: VectorItem)]()
         var seq = 0
@@ -80,9 +94,9 @@ public enum PrepareVector {
                 guard let template = LayerTable.template(for: f.featureClass), f.sourcePaint?.hidden != true else { continue }
                 let order = LayerTable.drawIndex(of: template)
                 let venueWide = f.levelID == nil
-                let item = VectorItem(floorLayer: LayerTable.layerID(template, floor: pf.id, building: f.buildingID),
+                let item = interned(VectorItem(floorLayer: LayerTable.layerID(template, floor: pf.id, building: f.buildingID),
                                       venueLayer: LayerTable.genericID(template), id: stableID(f.id),
-                                      properties: properties(f, name: f.name), geometry: ProjectedGeometry(f.geometry))
+                                      properties: properties(f, name: f.name), geometry: ProjectedGeometry(f.geometry)))
                 seq += 1
                 items.append((order, seq, item))
                 if !venueWide || !venueWideDone { all.append((order, seq, item)) }
@@ -92,8 +106,8 @@ public enum PrepareVector {
                 let name = f.name.isEmpty ? (occupantName[f.id] ?? f.name) : f.name
                 guard !name.isEmpty, let anchor = labelPoint(f) else { continue }
                 let labelTemplate = "floor_labels_[FLOOR]"
-                let label = VectorItem(floorLayer: LayerTable.layerID(labelTemplate, floor: pf.id), venueLayer: LayerTable.genericID(labelTemplate),
-                                       id: stableID(f.id), properties: properties(f, name: name), geometry: .points([anchor]))
+                let label = interned(VectorItem(floorLayer: LayerTable.layerID(labelTemplate, floor: pf.id), venueLayer: LayerTable.genericID(labelTemplate),
+                                       id: stableID(f.id), properties: properties(f, name: name), geometry: .points([anchor])))
                 seq += 1
                 let lo = LayerTable.drawIndex(of: labelTemplate)
                 items.append((lo, seq, label))
@@ -104,7 +118,7 @@ public enum PrepareVector {
             floors.append(items.map(\.item))
         }
         all.sort { ($0.order, $0.seq) < ($1.order, $1.seq) }
-        return PreparedVectorVenue(floors: floors, all: all.map(\.item))
+        return PreparedVectorVenue(floors: floors, all: all.map(\.item), table: table)
     }
 
     static func isUnitClass(_ c: FeatureClass) -> Bool {

@@ -6,26 +6,20 @@ import TileGeometry
 public enum VectorTileEncoding {
     /// nil when no feature is left in the tile after clipping.
     public static func encode(items: [VectorItem], indices: [Int32], tile: TileID, venueWide: Bool,
-                              geometry: VectorTileGeometry) -> (bytes: [UInt8]?, invalidDropped: Int) {
-        var layers = [MVTLayer]()
-        var layerIndex = [String: Int]()
+                              geometry: VectorTileGeometry, table: MVTPropertyTable,
+                              workspace: MVTEncoder.Workspace) -> (bytes: [UInt8]?, invalidDropped: Int) {
+        var features = [MVTTableFeature]()
+        features.reserveCapacity(indices.count)
         var dropped = 0
         for i in indices {
             let item = items[Int(i)]
             let r = geometry.make(item.geometry, tile: tile)
             dropped += r.invalidDropped
             guard let g = r.geometry else { continue }
-            let name = venueWide ? item.venueLayer : item.floorLayer
-            let li: Int
-            if let k = layerIndex[name] { li = k } else {
-                li = layers.count
-                layerIndex[name] = li
-                layers.append(MVTLayer(name: name, extent: UInt32(geometry.extent), features: []))
-            }
-            layers[li].features.append(MVTFeature(id: item.id, properties: item.properties, geometry: g))
+            features.append(MVTTableFeature(layer: venueWide ? item.venueLayerID : item.floorLayerID, id: item.id, tags: item.tags, geometry: g))
         }
-        guard !layers.isEmpty else { return (nil, dropped) }
-        return (MVTEncoder.encode(layers), dropped)
+        guard !features.isEmpty else { return (nil, dropped) }
+        return (MVTEncoder.encode(features, table: table, extent: UInt32(geometry.extent), workspace: workspace), dropped)
     }
 }
 

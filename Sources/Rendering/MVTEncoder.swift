@@ -36,6 +36,18 @@ public struct MVTLayer: Sendable {
     }
 }
 
+/// One feature as the table-based encoder takes it: its layer and tags are ids
+/// of an `MVTPropertyTable`.
+public struct MVTTableFeature {
+    public var layer: UInt32
+    public var id: UInt64?
+    public var tags: [UInt32]
+    public var geometry: MVTGeometry
+    public init(layer: UInt32, id: UInt64?, tags: [UInt32], geometry: MVTGeometry) {
+        self.layer = layer; self.id = id; self.tags = tags; self.geometry = geometry
+    }
+}
+
 /// Writes Mapbox Vector Tile 2.1 bytes. Layers and features are written in the
 /// order given; keys and values are de-duplicated per layer in first-use order,
 /// so the same input always gives the same bytes.
@@ -52,52 +64,129 @@ public enum MVTEncoder {
     // Commands.
     static let moveTo: UInt32 = 1, lineTo: UInt32 = 2, closePath: UInt32 = 7
 
-    public static func encode(_ layers: [MVTLayer]) -> [UInt8] {
+    /// Scratch space one encoding thread reuses from tile to tile: a layer's
+    /// key and value ids map to its own indices through stamps, so nothing is
+    /// hashed or allocated per tile once the buffers have grown.
+    public final class Workspace {
+        var stamp: UInt32 = 0
+        var keyStamp = [UInt32](), keyLocal = [UInt32]()
+        var valueStamp = [UInt32](), valueLocal = [UInt32]()
+        var keyOrder = [UInt32](), valueOrder = [UInt32]()
+        var tags = [UInt32](), commands = [UInt32]()
+        var feature = ProtobufWriter(), layer = ProtobufWriter()
+        public init() {}
+
+        func begin(_ table: MVTPropertyTable) {
+            if keyStamp.count < table.keyCount {
+                keyStamp += [UInt32](repeating: 0, count: table.keyCount - keyStamp.count)
+                keyLocal += [UInt32](repeating: 0, count: table.keyCount - keyLocal.count)
+            }
+            if valueStamp.count < table.valueCount {
+                valueStamp += [UInt32](repeating: 0, count: table.valueCount - valueStamp.count)
+                valueLocal += [UInt32](repeating: 0, count: table.valueCount - valueLocal.count)
+            }
+            if stamp == .max {
+                for i in keyStamp.indices { keyStamp[i] = 0 }
+                for i in valueStamp.indices { valueStamp[i] = 0 }
+                stamp = 0
+            }
+            stamp += 1
+            keyOrder.removeAll(keepingCapacity: true)
+            valueOrder.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// A tile from features in drawing order: one layer per layer id, in the
+    /// order the layers first appear.
+    public static func encode(_ features: [MVTTableFeature], table: MVTPropertyTable, extent: UInt32, workspace: Workspace) -> [UInt8] {
         var tile = ProtobufWriter()
-        for layer in layers where !layer.features.isEmpty {
-            tile.message(tileLayers, encode(layer))
+        // Feature indices grouped by layer, layers in first-appearance order,
+        // features in their given order within a layer.
+        var layerOrder = [UInt32](), rank = [Int](repeating: 0, count: features.count)
+        for i in features.indices {
+            let l = features[i].layer
+            if let r = layerOrder.firstIndex(of: l) { rank[i] = r } else { rank[i] = layerOrder.count; layerOrder.append(l) }
+        }
+        var grouped = [Int]()
+        grouped.reserveCapacity(features.count)
+        for r in layerOrder.indices { for i in features.indices where rank[i] == r { grouped.append(i) } }
+        var start = 0
+        for (r, l) in layerOrder.enumerated() {
+            var end = start
+            while end < grouped.count && rank[grouped[end]] == r { end += 1 }
+            writeLayer(into: &tile, name: table.layerNames[Int(l)], extent: extent, features: features, members: grouped[start..<end],
+                       table: table, workspace: workspace)
+            start = end
         }
         return tile.bytes
     }
 
-    static func encode(_ layer: MVTLayer) -> ProtobufWriter {
-        var keys = [String: UInt32](), keyOrder = [String]()
-        var values = [MVTValue: UInt32](), valueOrder = [MVTValue]()
-        var w = ProtobufWriter()
-        w.uint(layerVersion, 2)
-        w.string(layerName, layer.name)
-        for f in layer.features {
-            var tags = [UInt32]()
-            tags.reserveCapacity(f.properties.count * 2)
-            var seen = Set<String>()
-            for (k, v) in f.properties where seen.insert(k).inserted {
-                let ki: UInt32
-                if let i = keys[k] { ki = i } else { ki = UInt32(keyOrder.count); keys[k] = ki; keyOrder.append(k) }
-                let vi: UInt32
-                if let i = values[v] { vi = i } else { vi = UInt32(valueOrder.count); values[v] = vi; valueOrder.append(v) }
-                tags.append(ki); tags.append(vi)
-            }
-            var fw = ProtobufWriter()
-            if let id = f.id { fw.uint(featureID, id) }
-            if !tags.isEmpty { fw.packed(featureTags, tags) }
-            let (type, commands) = geometry(f.geometry)
-            fw.uint(featureType, type)
-            fw.packed(featureGeometry, commands)
-            w.message(layerFeatures, fw)
+    /// A tile from self-contained layers (their properties interned here).
+    public static func encode(_ layers: [MVTLayer]) -> [UInt8] {
+        var table = MVTPropertyTable()
+        var features = [MVTTableFeature]()
+        for (li, l) in layers.enumerated() {
+            for f in l.features { features.append(MVTTableFeature(layer: UInt32(li), id: f.id, tags: table.tags(f.properties), geometry: f.geometry)) }
         }
-        for k in keyOrder { w.string(layerKeys, k) }
-        for v in valueOrder {
-            var vw = ProtobufWriter()
-            switch v {
-            case .string(let s): vw.string(1, s)
-            case .double(let d): vw.double(3, d)
-            case .int(let i): vw.sint(6, i)
-            case .bool(let b): vw.uint(7, b ? 1 : 0)
-            }
-            w.message(layerValues, vw)
+        let workspace = Workspace()
+        var tile = ProtobufWriter()
+        var start = 0
+        for layer in layers {
+            let members = Array(start..<(start + layer.features.count))
+            start += layer.features.count
+            guard !members.isEmpty else { continue }
+            writeLayer(into: &tile, name: layer.name, extent: layer.extent, features: features, members: members[...],
+                       table: table, workspace: workspace)
         }
-        w.uint(layerExtent, UInt64(layer.extent))
-        return w
+        return tile.bytes
+    }
+
+    /// Writes `features[members]` as one layer message.
+    static func writeLayer(into tile: inout ProtobufWriter, name: String, extent: UInt32, features: [MVTTableFeature], members: ArraySlice<Int>,
+                           table: MVTPropertyTable, workspace ws: Workspace) {
+        ws.begin(table)
+        let stamp = ws.stamp
+        // The buffers are moved out of the workspace while in use, so that each
+        // write is to a local value (no class-property access in the loop).
+        var out = ProtobufWriter(), feature = ProtobufWriter(), localTags = [UInt32](), commandInts = [UInt32]()
+        var keyStamp = [UInt32](), keyLocal = [UInt32](), valueStamp = [UInt32](), valueLocal = [UInt32](), keyOrder = [UInt32](), valueOrder = [UInt32]()
+        func exchange() {
+            swap(&out, &ws.layer); swap(&feature, &ws.feature); swap(&localTags, &ws.tags); swap(&commandInts, &ws.commands)
+            swap(&keyStamp, &ws.keyStamp); swap(&keyLocal, &ws.keyLocal); swap(&valueStamp, &ws.valueStamp); swap(&valueLocal, &ws.valueLocal)
+            swap(&keyOrder, &ws.keyOrder); swap(&valueOrder, &ws.valueOrder)
+        }
+        exchange()
+        defer { exchange() }
+        out.removeAll()
+        out.uint(layerVersion, 2)
+        out.string(layerName, name)
+        for m in members {
+            localTags.removeAll(keepingCapacity: true)
+            let tags = features[m].tags
+            var i = 0
+            while i + 1 < tags.count {
+                let k = Int(tags[i]), v = Int(tags[i + 1])
+                if keyStamp[k] != stamp { keyStamp[k] = stamp; keyLocal[k] = UInt32(keyOrder.count); keyOrder.append(UInt32(k)) }
+                if valueStamp[v] != stamp { valueStamp[v] = stamp; valueLocal[v] = UInt32(valueOrder.count); valueOrder.append(UInt32(v)) }
+                localTags.append(keyLocal[k]); localTags.append(valueLocal[v])
+                i += 2
+            }
+            feature.removeAll()
+            if let id = features[m].id { feature.uint(featureID, id) }
+            if !localTags.isEmpty { feature.packed(featureTags, localTags) }
+            let type = commands(features[m].geometry, into: &commandInts)
+            feature.uint(featureType, type)
+            feature.packed(featureGeometry, commandInts)
+            out.message(layerFeatures, feature)
+        }
+        table.keyBytes.withUnsafeBufferPointer { b in
+            for k in keyOrder { out.bytes(layerKeys, UnsafeBufferPointer(rebasing: b[table.keyStarts[Int(k)]..<table.keyStarts[Int(k) + 1]])) }
+        }
+        table.valueBytes.withUnsafeBufferPointer { b in
+            for v in valueOrder { out.bytes(layerValues, UnsafeBufferPointer(rebasing: b[table.valueStarts[Int(v)]..<table.valueStarts[Int(v) + 1]])) }
+        }
+        out.uint(layerExtent, UInt64(extent))
+        tile.message(tileLayers, out)
     }
 
     @inline(__always) static func command(_ id: UInt32, _ count: Int) -> UInt32 { (id & 7) | (UInt32(count) << 3) }
@@ -105,6 +194,14 @@ public enum MVTEncoder {
     /// The command integers of a geometry; the cursor carries across parts and rings.
     static func geometry(_ g: MVTGeometry) -> (UInt64, [UInt32]) {
         var out = [UInt32]()
+        let type = commands(g, into: &out)
+        return (type, out)
+    }
+
+    /// Writes the command integers of a geometry into `out` (emptied first) and
+    /// returns its GeomType.
+    static func commands(_ g: MVTGeometry, into out: inout [UInt32]) -> UInt64 {
+        out.removeAll(keepingCapacity: true)
         var cx: Int32 = 0, cy: Int32 = 0
         func param(_ p: TileCoord) {
             out.append(ProtobufWriter.zigzag32(p.x &- cx))
@@ -115,20 +212,20 @@ public enum MVTEncoder {
         case .points(let ps):
             out.append(command(moveTo, ps.count))
             ps.forEach(param)
-            return (point, out)
+            return point
         case .lines(let lines):
             for l in lines {
                 out.append(command(moveTo, 1)); param(l[0])
                 out.append(command(lineTo, l.count - 1)); l.dropFirst().forEach(param)
             }
-            return (lineString, out)
+            return lineString
         case .polygons(let rings):
             for r in rings {
                 out.append(command(moveTo, 1)); param(r[0])
                 out.append(command(lineTo, r.count - 1)); r.dropFirst().forEach(param)
                 out.append(command(closePath, 1))
             }
-            return (polygon, out)
+            return polygon
         }
     }
 }

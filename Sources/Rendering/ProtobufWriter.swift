@@ -32,6 +32,10 @@ public struct ProtobufWriter {
         key(field, .lengthDelimited); varint(UInt64(b.count)); bytes.append(contentsOf: b)
     }
 
+    public mutating func bytes(_ field: UInt64, _ b: UnsafeBufferPointer<UInt8>) {
+        key(field, .lengthDelimited); varint(UInt64(b.count)); bytes.append(contentsOf: b)
+    }
+
     public mutating func string(_ field: UInt64, _ s: String) { bytes(field, Array(s.utf8)) }
 
     public mutating func double(_ field: UInt64, _ d: Double) {
@@ -40,14 +44,27 @@ public struct ProtobufWriter {
         withUnsafeBytes(of: &bits) { bytes.append(contentsOf: $0) }
     }
 
-    /// A packed repeated uint32 field.
+    /// A packed repeated uint32 field, its length counted first so that no
+    /// inner buffer is needed.
     public mutating func packed(_ field: UInt64, _ values: [UInt32]) {
-        var inner = ProtobufWriter()
-        for v in values { inner.varint(UInt64(v)) }
-        bytes(field, inner.bytes)
+        key(field, .lengthDelimited)
+        var n = 0
+        for v in values { n += ProtobufWriter.varintSize(UInt64(v)) }
+        varint(UInt64(n))
+        for v in values { varint(UInt64(v)) }
     }
 
     public mutating func message(_ field: UInt64, _ m: ProtobufWriter) { bytes(field, m.bytes) }
+
+    /// Empties the buffer and keeps its storage, for writers reused across tiles.
+    public mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
+
+    @inline(__always)
+    public static func varintSize(_ v: UInt64) -> Int {
+        var v = v, n = 1
+        while v >= 0x80 { v >>= 7; n += 1 }
+        return n
+    }
 
     @inline(__always)
     public static func zigzag(_ n: Int64) -> UInt64 { UInt64(bitPattern: (n << 1) ^ (n >> 63)) }

@@ -99,16 +99,20 @@ public struct VectorTileGeometry {
         guard ring.count >= 3 else { return [] }
         var out = [[TileCoord]]()
         var stack = [TileCoord]()
+        // The stack never holds a point twice, so a point's position in it is its
+        // only index. Most rings in a tile are short: a linear search there costs
+        // less than hashing every point.
+        let indexed = ring.count > 64
         var position = [TileCoord: Int]()
         for p in ring {
-            if let k = position[p] {
+            if let k = indexed ? position[p] : stack.firstIndex(of: p) {
                 let loop = Array(stack[k...])
-                for q in loop.dropFirst() { position[q] = nil }
+                if indexed { for q in loop.dropFirst() { position[q] = nil } }
                 stack.removeSubrange((k + 1)...)
                 let c = clean(loop)
                 if c.count >= 3 { out.append(c) }
             } else {
-                position[p] = stack.count
+                if indexed { position[p] = stack.count }
                 stack.append(p)
             }
         }
