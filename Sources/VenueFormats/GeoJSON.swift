@@ -25,10 +25,9 @@ struct GeoJSONReader {
 
     static func parseJSON(_ data: Data, file: String) throws -> Any {
         do {
-            return try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-        } catch {
-            let reason = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "invalid JSON"
-            throw VenueFormatError(file: file, problem: "malformed JSON: \(reason)")
+            return try JSONParser.parse(data)
+        } catch let f as JSONParser.Failure {
+            throw VenueFormatError(file: file, problem: "malformed JSON: \(f)")
         }
     }
 
@@ -54,7 +53,7 @@ struct GeoJSONReader {
             let label = id ?? "#\(i)"
             let props = f["properties"] as? [String: Any] ?? [:]
             var geometry: Geometry?
-            if let g = f["geometry"], !(g is NSNull) {
+            if let g = f["geometry"], !JSONTypes.isNull(g) {
                 do {
                     geometry = try self.geometry(g, feature: label)
                 } catch let skip as SkipFeature {
@@ -72,11 +71,8 @@ struct GeoJSONReader {
     }
 
     static func idString(_ v: Any?) -> String? {
-        switch v {
-        case let s as String: return s
-        case let n as NSNumber: return n.stringValue
-        default: return nil
-        }
+        if let s = v as? String { return s }
+        return JSONTypes.nsNumber(v)?.stringValue
     }
 
     /// A geometry that is well-formed JSON but unusable (e.g. a ring of two points).
@@ -121,7 +117,7 @@ struct GeoJSONReader {
 
     func position(_ any: Any?, _ feature: String) throws -> LonLat {
         guard let a = any as? [Any], a.count >= 2,
-              let lon = (a[0] as? NSNumber)?.doubleValue, let lat = (a[1] as? NSNumber)?.doubleValue else {
+              let lon = JSONTypes.nsNumber(a[0])?.doubleValue, let lat = JSONTypes.nsNumber(a[1])?.doubleValue else {
             throw VenueFormatError(file: file, featureID: feature, problem: "a position is not [longitude, latitude]: \(String(describing: any ?? "null").prefix(60))")
         }
         let p = LonLat(lon: lon, lat: lat)

@@ -193,7 +193,7 @@ public struct IMDFReader {
     }
 
     private func integer(_ v: Any?) -> Int? {
-        guard let n = v as? NSNumber else { return nil }
+        guard let n = JSONTypes.nsNumber(v) else { return nil }
         let d = n.doubleValue
         guard d.isFinite, d == d.rounded(), abs(d) < 1000 else { return nil }
         return Int(d)

@@ -59,11 +59,7 @@ public struct IndoorGeoJSONReader {
         var out = [String: String]()
         func add(_ d: [String: Any]) {
             for (k, v) in d {
-                switch v {
-                case let s as String: out[k] = s
-                case let n as NSNumber: out[k] = n.stringValue
-                default: continue
-                }
+                if let s = v as? String { out[k] = s } else if let n = JSONTypes.nsNumber(v) { out[k] = n.stringValue }
             }
         }
         add(p)

@@ -309,7 +309,7 @@ private struct Context {
 
     /// An elevation as a floor ordinal; a non-integer one is rounded (with a warning).
     mutating func ordinal(_ v: Any?, file: String, id: String) -> Int? {
-        guard let d = (v as? NSNumber)?.doubleValue, d.isFinite, abs(d) < 1000 else {
+        guard let d = JSONTypes.nsNumber(v)?.doubleValue, d.isFinite, abs(d) < 1000 else {
             diagnostics.warn(file, id, "skipped: \"elevation\" is missing or not a number")
             return nil
         }
@@ -382,8 +382,8 @@ private struct Context {
             if c.hasPrefix("#"), [4, 7, 9].contains(c.count), c.dropFirst().allSatisfy(\.isHexDigit) { sp.color = c }
             else { diagnostics.warn(file, entry, "color \"\(c)\" is not #RRGGBB; ignored") }
         }
-        if let o = (e["opacity"] as? NSNumber)?.doubleValue, o.isFinite { sp.opacity = min(1, max(0, o)) }
-        if let h = (e["height"] as? NSNumber)?.doubleValue, h.isFinite { sp.height = h }
+        if let o = JSONTypes.nsNumber(e["opacity"])?.doubleValue, o.isFinite { sp.opacity = min(1, max(0, o)) }
+        if let h = JSONTypes.nsNumber(e["height"])?.doubleValue, h.isFinite { sp.height = h }
         sp.hidden = JSONTypes.boolean(e["hidden"]) ?? false
         return sp
     }
