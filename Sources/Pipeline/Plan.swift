@@ -31,21 +31,38 @@ public enum Plan {
     /// the floor's drawn items followed by the labels placed at each zoom (drawn
     /// last, over everything), and each tile lists the labels that touch it.
     public static func raster(floor: PreparedFloor, zooms: [Int]) -> (items: [DrawItem], plans: [FloorZoomPlan]) {
+        combine(floor: floor, zooms.map { raster(floor: floor, zoom: $0) })
+    }
+
+    /// One zoom of `raster(floor:zooms:)`: the labels placed at `zoom` and the
+    /// plan, whose label indices start at `floor.items.count`.
+    public static func raster(floor: PreparedFloor, zoom z: Int) -> (labels: [DrawItem], plan: FloorZoomPlan) {
+        var plan = run(floor: floor, zoom: z)
+        guard (floor.labelStyle != nil && !floor.labels.isEmpty) || !floor.icons.isEmpty else { return ([], plan) }
+        let labels = LabelPlacement.place(floor.labels, icons: floor.icons, style: floor.labelStyle, zoom: z)
+        let base = Int32(floor.items.count)
+        let lp = run(labels.map(\.geometry), zoom: z, listPad: { DrawMetrics.pad(for: $0, zoom: z) })
+        var position = [TileID: Int]()
+        for (i, t) in plan.tiles.enumerated() { position[t] = i }
+        // A label lies inside its unit, so its tiles already exist.
+        for (t, idx) in zip(lp.tiles, lp.items) {
+            if let i = position[t] { plan.items[i] += idx.map { $0 + base } }
+        }
+        return (labels, plan)
+    }
+
+    /// Joins per-zoom raster plans: each zoom's labels follow the previous zooms' ones.
+    public static func combine(floor: PreparedFloor, _ perZoom: [(labels: [DrawItem], plan: FloorZoomPlan)]) -> (items: [DrawItem], plans: [FloorZoomPlan]) {
         var items = floor.items
         var plans = [FloorZoomPlan]()
-        for z in zooms {
-            var plan = run(floor: floor, zoom: z)
-            guard (floor.labelStyle != nil && !floor.labels.isEmpty) || !floor.icons.isEmpty else { plans.append(plan); continue }
-            let labels = LabelPlacement.place(floor.labels, icons: floor.icons, style: floor.labelStyle, zoom: z)
-            let base = Int32(items.count)
-            items += labels
-            let lp = run(labels.map(\.geometry), zoom: z, listPad: { DrawMetrics.pad(for: $0, zoom: z) })
-            var position = [TileID: Int]()
-            for (i, t) in plan.tiles.enumerated() { position[t] = i }
-            // A label lies inside its unit, so its tiles already exist.
-            for (t, idx) in zip(lp.tiles, lp.items) {
-                if let i = position[t] { plan.items[i] += idx.map { $0 + base } }
+        let base = Int32(floor.items.count)
+        for (labels, plan) in perZoom {
+            var plan = plan
+            let shift = Int32(items.count) - base
+            if shift != 0 && !labels.isEmpty {
+                plan.items = plan.items.map { $0.map { $0 >= base ? $0 + shift : $0 } }
             }
+            items += labels
             plans.append(plan)
         }
         return (items, plans)
@@ -58,11 +75,59 @@ public enum Plan {
 
     public static func run(_ geometries: [ProjectedGeometry], zoom: Int, listPad: (ProjectedGeometry) -> Double,
                            existencePad: ((ProjectedGeometry) -> Double)? = nil) -> FloorZoomPlan {
+        // The tiles anything can reach, as a dense grid in TileID order (x, then
+        // y): lists are appended per cell with no hashing. A venue spans a few
+        // hundred tiles a side at z23; a far larger extent falls back to a dictionary.
+        var rect = MercatorRect.empty
+        for g in geometries {
+            let b = g.bounds
+            guard b.minX <= b.maxX else { continue }
+            rect.extend(b.expanded(by: listPad(g)))
+        }
+        guard rect.minX <= rect.maxX else { return FloorZoomPlan(zoom: zoom, tiles: [], items: []) }
+        let range = TileRange(covering: rect, zoom: zoom)
+        guard range.count <= 4_000_000 else { return runSparse(geometries, zoom: zoom, listPad: listPad, existencePad: existencePad) }
+        let height = range.maxY - range.minY + 1
+        @inline(__always) func cell(_ t: TileID) -> Int { (t.x - range.minX) * height + (t.y - range.minY) }
+        var lists = [[Int32]](repeating: [], count: range.count)
+        var outside = false
+        for (i, g) in geometries.enumerated() {
+            let idx = Int32(i)
+            TileCoverage.tiles(of: g, zoom: zoom, pad: listPad(g)) { t in
+                // Coverage and the grid round the same rectangles alike; should they not, the dictionary takes over.
+                guard t.x >= range.minX, t.x <= range.maxX, t.y >= range.minY, t.y <= range.maxY else { outside = true; return }
+                let c = cell(t)
+                // A MultiPolygon may report a tile once per part.
+                if lists[c].last != idx { lists[c].append(idx) }
+            }
+        }
+        var exists: [Bool]? = nil
+        if let existencePad {
+            var e = [Bool](repeating: false, count: range.count)
+            for g in geometries {
+                TileCoverage.tiles(of: g, zoom: zoom, pad: existencePad(g)) { t in
+                    guard t.x >= range.minX, t.x <= range.maxX, t.y >= range.minY, t.y <= range.maxY else { outside = true; return }
+                    e[cell(t)] = true
+                }
+            }
+            exists = e
+        }
+        if outside { return runSparse(geometries, zoom: zoom, listPad: listPad, existencePad: existencePad) }
+        var tiles = [TileID](), items = [[Int32]]()
+        for c in lists.indices where !lists[c].isEmpty && (exists?[c] ?? true) {
+            tiles.append(TileID(z: zoom, x: range.minX + c / height, y: range.minY + c % height))
+            items.append(lists[c])
+        }
+        return FloorZoomPlan(zoom: zoom, tiles: tiles, items: items)
+    }
+
+    /// `run` with a dictionary of tiles, for extents too large for a dense grid.
+    static func runSparse(_ geometries: [ProjectedGeometry], zoom: Int, listPad: (ProjectedGeometry) -> Double,
+                          existencePad: ((ProjectedGeometry) -> Double)?) -> FloorZoomPlan {
         var map = [TileID: [Int32]]()
         for (i, g) in geometries.enumerated() {
             let idx = Int32(i)
             TileCoverage.tiles(of: g, zoom: zoom, pad: listPad(g)) { t in
-                // A MultiPolygon may report a tile once per part.
                 if map[t]?.last != idx { map[t, default: []].append(idx) }
             }
         }
