@@ -14,12 +14,26 @@ import Glibc
 /// - incremental: every tile's path, size, SHA-256 and input key, so that the
 ///   diff does not parse the JSON manifest (a third of a one-unit rebuild). It
 ///   is used only when it was written for the manifest that is there now (same
-///   size and modification time); otherwise the build reads manifest.json.
+///   size and modification time); otherwise the build reads manifest.json;
+/// - unchanged pyramids: each pyramid's input digest and where its entries
+///   are, so that a pyramid whose inputs did not change is taken whole from
+///   the last build without planning it (`PreviousBuild`).
 enum BuildIndex {
     static let fileName = ".venuetiles.index"
-    static let magic: [UInt8] = Array("VTIX0002".utf8)
+    static let magic: [UInt8] = Array("VTIX0003".utf8)
+    // Layout: magic, fingerprint (32 bytes), version, counts, tile and file
+    // entries, blank tiles, pyramids, then the manifest's size and mtime.
 
     struct Counts: Equatable { var tiles = 0, bytes = 0, blank = 0, warnings = 0 }
+
+    /// One pyramid of the last build: its input digest and its entries, as
+    /// ranges of the manifest's `tiles` and `blank_tiles`.
+    struct PyramidRecord: Equatable {
+        var directory: String
+        var digest: Digest16
+        var tiles: Range<Int>
+        var blanks: Range<Int>
+    }
 
     /// SHA-256 over the generator version, the config, the style and every source file.
     static func fingerprint(_ config: PipelineConfig) throws -> [UInt8] {
@@ -74,39 +88,56 @@ enum BuildIndex {
         var tiles: [Manifest.TileEntry]
         var files: [Manifest.TileEntry]
         var blank: [Manifest.BlankEntry]
+        /// Empty when read from manifest.json.
+        var pyramids: [PyramidRecord] = []
 
         init(_ m: Manifest) {
             version = m.generator.version; tiles = m.tiles; files = m.files; blank = m.blank_tiles
         }
-        init(version: String, tiles: [Manifest.TileEntry], files: [Manifest.TileEntry], blank: [Manifest.BlankEntry]) {
-            self.version = version; self.tiles = tiles; self.files = files; self.blank = blank
+        init(version: String, tiles: [Manifest.TileEntry], files: [Manifest.TileEntry], blank: [Manifest.BlankEntry], pyramids: [PyramidRecord]) {
+            self.version = version; self.tiles = tiles; self.files = files; self.blank = blank; self.pyramids = pyramids
         }
     }
 
-    static func write(_ store: TileStore, fingerprint: [UInt8], counts: Counts, manifest: Manifest) throws {
-        guard let ms = store.fileStatus(Manifest.fileName) else { return }
+    /// Writes the index. The manifest it describes may still be being written:
+    /// the entries go out first and `manifestStatus` is asked last, for the
+    /// trailer that ties the index to that manifest (nil: the manifest was not
+    /// written, and neither is the index).
+    static func write(_ store: TileStore, fingerprint: [UInt8], counts: Counts, manifest: Manifest, pyramids: [PyramidRecord],
+                      manifestStatus: () -> (size: Int, mtime: timespec)?) throws {
         try store.writeStream(fileName) { emit in
             var b = magic + fingerprint
             b.reserveCapacity(1 << 20)
             func u64(_ v: Int) { var le = UInt64(truncatingIfNeeded: v).littleEndian; withUnsafeBytes(of: &le) { b.append(contentsOf: $0) } }
-            func bytes(_ s: String) { let a = Array(s.utf8); u64(a.count); b += a }
-            func words(_ w: [UInt64]) { for x in w { var be = x.bigEndian; withUnsafeBytes(of: &be) { b.append(contentsOf: $0) } } }
-            u64(ms.size); u64(ms.mtime.tv_sec); u64(ms.mtime.tv_nsec)
+            func bytes(_ s: String) { u64(s.utf8.count); b.append(contentsOf: s.utf8) }
+            func word(_ x: UInt64) { var be = x.bigEndian; withUnsafeBytes(of: &be) { b.append(contentsOf: $0) } }
+            func digest(_ d: Digest16) { word(d.high); word(d.low) }
             bytes(manifest.generator.version)
             u64(counts.tiles); u64(counts.bytes); u64(counts.blank); u64(counts.warnings)
             for list in [manifest.tiles, manifest.files] {
                 u64(list.count)
                 for f in list {
-                    bytes(f.path); u64(f.bytes); words(f.sha256.wordArray)
-                    if let k = f.key { b.append(1); words(k.wordArray) } else { b.append(0) }
+                    bytes(f.path); u64(f.bytes)
+                    let w = f.sha256.words
+                    word(w.0); word(w.1); word(w.2); word(w.3)
+                    if let k = f.key { b.append(1); digest(k) } else { b.append(0) }
                     if b.count >= 1 << 20 { try emit(Data(b)); b.removeAll(keepingCapacity: true) }
                 }
             }
             u64(manifest.blank_tiles.count)
             for e in manifest.blank_tiles {
-                bytes(e.path); words(e.key.wordArray)
+                bytes(e.path); digest(e.key)
                 if b.count >= 1 << 20 { try emit(Data(b)); b.removeAll(keepingCapacity: true) }
             }
+            u64(pyramids.count)
+            for p in pyramids {
+                bytes(p.directory); digest(p.digest)
+                u64(p.tiles.lowerBound); u64(p.tiles.count); u64(p.blanks.lowerBound); u64(p.blanks.count)
+            }
+            guard let ms = manifestStatus() else {
+                throw StoreError(operation: "write", path: store.path(fileName), reason: "the manifest was not written")
+            }
+            u64(ms.size); u64(ms.mtime.tv_sec); u64(ms.mtime.tv_nsec)
             try emit(Data(b))
         }
     }
@@ -145,12 +176,14 @@ enum BuildIndex {
                 defer { o += n }
                 return String(decoding: UnsafeBufferPointer(rebasing: b[o..<(o + n)]), as: UTF8.self)
             }
-            guard b.count >= 40, Array(b[0..<8]) == magic else { return nil }
+            guard b.count >= 64, Array(b[0..<8]) == magic else { return nil }
             let fp = Array(b[8..<40])
-            o = 40
+            // The trailer: the manifest this index was written for.
+            o = b.count - 24
             guard let size = u64(), let sec = u64(), let nsec = u64(),
-                  size == ms.size, sec == ms.mtime.tv_sec, nsec == ms.mtime.tv_nsec,
-                  let version = string(),
+                  size == ms.size, sec == ms.mtime.tv_sec, nsec == ms.mtime.tv_nsec else { return nil }
+            o = 40
+            guard let version = string(),
                   let tiles = u64(), let bytes = u64(), let blank = u64(), let warnings = u64() else { return nil }
             var lists = [[Manifest.TileEntry]]()
             for _ in 0..<2 {
@@ -163,8 +196,8 @@ enum BuildIndex {
                     let hasKey = b[o] == 1
                     o += 1
                     var key: Digest16?
-                    if hasKey { guard let k0 = word(), let k1 = word() else { return nil }; key = Digest16(words: [k0, k1]) }
-                    list.append(Manifest.TileEntry(path: path, sha256: Digest32(words: [s0, s1, s2, s3]), bytes: size, key: key))
+                    if hasKey { guard let k0 = word(), let k1 = word() else { return nil }; key = Digest16(high: k0, low: k1) }
+                    list.append(Manifest.TileEntry(path: path, sha256: Digest32(words: (s0, s1, s2, s3)), bytes: size, key: key))
                 }
                 lists.append(list)
             }
@@ -173,10 +206,18 @@ enum BuildIndex {
             blanks.reserveCapacity(nb)
             for _ in 0..<nb {
                 guard let path = string(), let k0 = word(), let k1 = word() else { return nil }
-                blanks.append(Manifest.BlankEntry(path: path, key: Digest16(words: [k0, k1])))
+                blanks.append(Manifest.BlankEntry(path: path, key: Digest16(high: k0, low: k1)))
+            }
+            guard let np = u64(), np >= 0, np <= b.count else { return nil }
+            var pyramids = [PyramidRecord]()
+            for _ in 0..<np {
+                guard let dir = string(), let d0 = word(), let d1 = word(),
+                      let ts = u64(), let tc = u64(), let bs = u64(), let bc = u64(),
+                      ts >= 0, tc >= 0, ts + tc <= lists[0].count, bs >= 0, bc >= 0, bs + bc <= blanks.count else { return nil }
+                pyramids.append(PyramidRecord(directory: dir, digest: Digest16(high: d0, low: d1), tiles: ts..<(ts + tc), blanks: bs..<(bs + bc)))
             }
             return (fp, Counts(tiles: tiles, bytes: bytes, blank: blank, warnings: warnings),
-                    PreviousState(version: version, tiles: lists[0], files: lists[1], blank: blanks))
+                    PreviousState(version: version, tiles: lists[0], files: lists[1], blank: blanks, pyramids: pyramids))
         }
     }
 

@@ -107,6 +107,12 @@ public final class Builder {
         var plans: [FloorZoomPlan]
         var itemKeys: [InputKeys.ItemHash]
         var directory: String
+        /// The floor a raster pyramid draws (its plan is shared by every scale).
+        var floor: Int?
+        /// Everything that decides its tiles and their keys (`InputKeys.pyramid`).
+        var digest = Digest16(bytes: [])
+        /// Taken whole from the last build: not planned, no jobs.
+        var carried = false
     }
 
     struct Job { var pyramid: Int32; var plan: Int32; var tile: Int32 }
@@ -134,6 +140,10 @@ public final class Builder {
             return summary
         }
 
+        // The last build's files are checked on a thread of their own meanwhile.
+        let store = TileStore(root: outputDir)
+        let pending = PreviousBuild.Pending(store: store, checkFiles: !options.force, workers: options.jobs)
+
         // Load: everything is read and checked before the output folder is touched.
         let style = try Load.style(config.style)
         style.warnings.forEach { log("warning: \($0)") }
@@ -155,53 +165,89 @@ public final class Builder {
 
         clock.lap("load", into: &summary)
 
-        // Prepare and plan.
+        // Prepare, and the pyramids with their input digests.
         let venues = loaded.map { Prepare.run(sourceID: $0.sourceID, venue: $0.venue, style: style, sprite: sprites.one) }
+        var pyramids = describe(venues, zooms: zooms)
         clock.lap("prepare", into: &summary)
-        let pyramids = plan(venues, zooms: zooms)
-        var jobs = [Job]()
-        for (pi, p) in pyramids.enumerated() {
-            for (zi, plan) in p.plans.enumerated() {
-                for t in plan.tiles.indices { jobs.append(Job(pyramid: Int32(pi), plan: Int32(zi), tile: Int32(t))) }
-            }
-        }
-        func tilePath(_ j: Job) -> String {
-            let p = pyramids[Int(j.pyramid)]
-            let t = p.plans[Int(j.plan)].tiles[Int(j.tile)]
-            return "\(p.directory)/\(t.z)/\(t.x)/\(t.y).\(config.tilesets[p.tileset].fileExtension)"
-        }
 
-        let paths = jobs.map(tilePath)
-        clock.lap("plan", into: &summary)
-
-        // Input keys, and the diff against the last build.
-        let keys = inputKeys(jobs, pyramids)
-        clock.lap("keys", into: &summary)
-        let store = TileStore(root: outputDir)
-        // The previous build's state: from the binary index when it was written for the
-        // manifest that is there, else from manifest.json.
-        var previous = BuildIndex.read(store)?.state
-        if previous == nil, let m = Manifest.load(from: outputDir) { previous = BuildIndex.PreviousState(m) }
-        clock.lap("read manifest", into: &summary)
+        // The last build's state is read first (its pyramids' digests decide
+        // what to plan); its files are still being checked while planning runs.
+        let previous = pending.state()
         let reusable = options.force ? nil : previous.flatMap { $0.version == Generator.version ? $0 : nil }
         let prevList = reusable?.tiles ?? []
+        let intentPath = store.path(TileStore.intentName)
+        let crashed = FileManager.default.contents(atPath: intentPath).map { String(decoding: $0, as: UTF8.self).split(separator: "\n").map(String.init) } ?? []
+
+        // A pyramid whose inputs did not change is the last build's: not planned
+        // again, provided every file of it is intact and no file is where it had
+        // a blank tile. That is known only once the files are checked, so the
+        // carry is decided on the digests first and undone for a damaged pyramid.
+        var carriedEntry = [Bool](repeating: false, count: prevList.count)
+        var carriedRecords = [Int: BuildIndex.PyramidRecord]()
+        if let reusable, crashed.isEmpty {
+            let records = Dictionary(reusable.pyramids.map { ($0.directory, $0) }, uniquingKeysWith: { a, _ in a })
+            for pi in pyramids.indices {
+                guard let r = records[pyramids[pi].directory], r.digest == pyramids[pi].digest else { continue }
+                pyramids[pi].carried = true
+                carriedRecords[pi] = r
+                for i in r.tiles { carriedEntry[i] = true }
+            }
+        }
+        var jobs = [Job]()
+        var jobStart = [Int](repeating: 0, count: pyramids.count + 1)
+        var paths = [String]()
+        var keys = [Digest16]()
+        var last: PreviousBuild?
+        while true {
+            plan(&pyramids, venues, zooms: zooms)
+            jobs = []
+            for (pi, p) in pyramids.enumerated() {
+                jobStart[pi] = jobs.count
+                for (zi, plan) in p.plans.enumerated() {
+                    for t in plan.tiles.indices { jobs.append(Job(pyramid: Int32(pi), plan: Int32(zi), tile: Int32(t))) }
+                }
+            }
+            jobStart[pyramids.count] = jobs.count
+            paths = tilePaths(pyramids, count: jobs.count)
+            clock.lap("plan", into: &summary)
+
+            // Input keys, and the diff against the last build.
+            keys = inputKeys(jobs, pyramids)
+            clock.lap("keys", into: &summary)
+            if last == nil {
+                last = pending.result()
+                clock.lap("previous build", into: &summary)
+            }
+            let intact = last?.intact ?? []
+            let damaged = carriedRecords.filter { _, r in
+                !r.tiles.allSatisfy({ intact[$0] }) || !reusable!.blank[r.blanks].allSatisfy({ store.fileStatus($0.path) == nil })
+            }
+            if damaged.isEmpty { break }
+            for (pi, r) in damaged {
+                pyramids[pi].carried = false
+                carriedRecords[pi] = nil
+                for i in r.tiles { carriedEntry[i] = false }
+            }
+        }
+        let prevIntact = last?.intact ?? []
         let prevIndex: [String: Int] = {
             var d = [String: Int](minimumCapacity: prevList.count)
-            for (i, e) in prevList.enumerated() { d[e.path] = i }
+            for (i, e) in prevList.enumerated() where !carriedEntry[i] { d[e.path] = i }
             return d
         }()
-        let prevBlank = Dictionary((reusable?.blank ?? []).map { ($0.path, $0.key) }, uniquingKeysWith: { a, _ in a })
-        let manifestTime = store.fileStatus(Manifest.fileName)?.mtime
-        // What each job finds of the previous build: one dictionary lookup and, for a
-        // tile it had, one stat of the file; spread over the workers.
-        struct Check { var decision = Decision.render; var intact = false; var previous: Int32 = -1; var touched = false }
+        let carriedBlank = Set(carriedRecords.values.flatMap { r in r.blanks.map { reusable!.blank[$0].path } })
+        let prevBlank = Dictionary((reusable?.blank ?? []).filter { !carriedBlank.contains($0.path) }.map { ($0.path, $0.key) },
+                                   uniquingKeysWith: { a, _ in a })
+        // What each job finds of the previous build: one dictionary lookup; the
+        // file checks were made with the previous build.
+        struct Check { var decision = Decision.render; var intact = false; var previous: Int32 = -1 }
         let checks = Workers.map(jobs.count, workers: options.jobs, placeholder: Check()) { _, i in
             var c = Check()
             let path = paths[i]
             if let pi = prevIndex[path] {
                 let e = prevList[pi]
                 c.previous = Int32(pi)
-                c.intact = self.intact(e, store, manifestTime, touched: &c.touched)
+                c.intact = prevIntact[pi]
                 if e.key == keys[i] && c.intact { c.decision = .reuse }
             } else if prevBlank[path] == keys[i], store.fileStatus(path) == nil {
                 c.decision = .reuseBlank
@@ -210,19 +256,26 @@ public final class Builder {
         }
         let decisions = checks.map(\.decision)
         let fileIntact = checks.map(\.intact)
-        // A file modified after the manifest (even back to the same bytes) keeps the
-        // no-op shortcut off until the index is written again.
-        let touchedSinceManifest = checks.contains { $0.touched }
+        let touchedSinceManifest = last?.touched ?? false
         // Paths are unique, so each previous entry is matched by one job at most.
-        var matched = [Bool](repeating: false, count: prevList.count)
+        var matched = carriedEntry
         for c in checks where c.previous >= 0 { matched[Int(c.previous)] = true }
         let toRender = jobs.indices.filter { decisions[$0] == .render }
         clock.lap("diff", into: &summary)
-        summary.reused = jobs.count - toRender.count
-        log("plan: \(jobs.count) tiles in \(pyramids.count) pyramids, zooms \(config.minZoom)–\(config.maxZoom): \(toRender.count) to render, \(summary.reused) unchanged")
+        // Tiles (and blank tiles) per pyramid and zoom of the pyramids carried over.
+        var carriedPerZoom = [Int: [Int]]()
+        for (pi, r) in carriedRecords {
+            var z = [Int](repeating: 0, count: zooms.count)
+            let dirLength = pyramids[pi].directory.utf8.count
+            for i in r.tiles { z[zoomIndex(prevList[i].path, after: dirLength)] += 1 }
+            for i in r.blanks { z[zoomIndex(reusable!.blank[i].path, after: dirLength)] += 1 }
+            carriedPerZoom[pi] = z
+        }
+        let carriedCount = carriedPerZoom.values.reduce(0) { $0 + $1.reduce(0, +) }
+        summary.reused = jobs.count + carriedCount - toRender.count
+        log("plan: \(jobs.count + carriedCount) tiles in \(pyramids.count) pyramids, zooms \(config.minZoom)–\(config.maxZoom): \(toRender.count) to render, \(summary.reused) unchanged"
+            + (carriedRecords.isEmpty ? "" : " (\(carriedRecords.count) pyramids with unchanged inputs not planned again)"))
 
-        let intentPath = store.path(TileStore.intentName)
-        let crashed = FileManager.default.contents(atPath: intentPath).map { String(decoding: $0, as: UTF8.self).split(separator: "\n").map(String.init) } ?? []
         // Files no longer produced: previous tiles no job matched, previous other files
         // (TileJSON, meshes; rewritten or removed below) and what a killed build may have left.
         let tileJSONPaths = Set(pyramids.map { $0.directory + "/tilejson.json" })
@@ -241,7 +294,7 @@ public final class Builder {
         for p in crashed where !planned(p) && !tileJSONPaths.contains(p) { stale.insert(p) }
 
         if options.dryRun {
-            summary.report = dryRunReport(jobs, decisions, pyramids, zooms, stale: stale)
+            summary.report = dryRunReport(jobs, decisions, pyramids, zooms, carried: carriedPerZoom, stale: stale)
             summary.rendered = toRender.count
             summary.deleted = stale.count
             summary.seconds = Date().timeIntervalSince(start)
@@ -372,6 +425,13 @@ public final class Builder {
             if !e.isNone { counts[pi] += 1; bytes[pi] += e.bytes; perZoom[pi][Int(j.plan)] += 1 }
             else { blankCounts[pi] += 1 }
         }
+        for (pi, r) in carriedRecords {
+            counts[pi] = r.tiles.count
+            bytes[pi] = prevList[r.tiles].reduce(0) { $0 + $1.bytes }
+            blankCounts[pi] = r.blanks.count
+            let dirLength = pyramids[pi].directory.utf8.count
+            for i in r.tiles { perZoom[pi][zoomIndex(prevList[i].path, after: dirLength)] += 1 }
+        }
 
         // TileJSON next to every pyramid that has tiles.
         var files = [Manifest.TileEntry]()
@@ -432,29 +492,77 @@ public final class Builder {
 
         clock.lap("tilejson+delete", into: &summary)
 
-        // Manifest, last.
-        // In place: the list moves into the manifest without a second copy.
-        entries.removeAll { $0.isNone }
+        // Manifest, last. Its lists are in pyramid order: a carried pyramid's entries
+        // come from the last build, in the order that build wrote them, which is
+        // the order a clean build writes. Where each pyramid's entries are goes
+        // into the index.
+        var records = [BuildIndex.PyramidRecord]()
+        var t = 0, b = 0
+        for (pi, p) in pyramids.enumerated() {
+            records.append(.init(directory: p.directory, digest: p.digest, tiles: t..<(t + counts[pi]), blanks: b..<(b + blankCounts[pi])))
+            t += counts[pi]; b += blankCounts[pi]
+        }
+        var tileList = [Manifest.TileEntry](), blankList = [Manifest.BlankEntry]()
+        if carriedRecords.isEmpty {
+            // In place: the list moves into the manifest without a second copy.
+            entries.removeAll { $0.isNone }
+            swap(&tileList, &entries)
+            blankList = blanks.compactMap { $0 }
+        } else {
+            tileList.reserveCapacity(t); blankList.reserveCapacity(b)
+            for pi in pyramids.indices {
+                if let r = carriedRecords[pi] {
+                    tileList += prevList[r.tiles]; blankList += reusable!.blank[r.blanks]
+                    continue
+                }
+                for i in jobStart[pi]..<jobStart[pi + 1] {
+                    if !entries[i].isNone { tileList.append(entries[i]) } else if let e = blanks[i] { blankList.append(e) }
+                }
+            }
+            entries = []
+        }
         let manifest = Manifest(generator: .init(name: Generator.name, version: Generator.version),
                                 venues: venueEntries(venues, loaded, pyramids, zooms, counts, bytes, blankCounts, perZoom, tilejsonPaths, meshEntries),
-                                tiles: entries, files: files, blank_tiles: blanks.compactMap { $0 })
-        entries = []
+                                tiles: tileList, files: files, blank_tiles: blankList)
+        tileList = []
         // Unchanged (a no-op build): leave the file, and its mtime, alone.
         let manifestWritten = changedFiles > 0 || summary.deleted > 0 || !crashed.isEmpty || Manifest.load(from: outputDir) != manifest
-        if manifestWritten {
-            try store.writeStream(Manifest.fileName) { try manifest.write($0) }
-        }
         summary.tilesWritten = counts.reduce(0, +)
         summary.bytes = bytes.reduce(0, +)
         summary.blankSkipped = blankCounts.reduce(0, +)
-        if let fp = fingerprint {
+        // The index is rewritten when anything was written (its mtime must stay the
+        // newest) or when it describes other inputs; a no-op full check leaves it
+        // alone. Its entries are written beside the manifest, on a thread of their
+        // own; it is finished (and renamed into place) after the manifest.
+        let pyramidRecords = records
+        let indexGroup = DispatchGroup()
+        let manifestDone = DispatchSemaphore(value: 0)
+        let indexResult = IndexResult()
+        if let fp = fingerprint,
+           changedFiles > 0 || summary.deleted > 0 || manifestWritten || touchedSinceManifest || BuildIndex.recordedFingerprint(store) != fp {
             let c = BuildIndex.Counts(tiles: summary.tilesWritten, bytes: summary.bytes, blank: summary.blankSkipped, warnings: summary.warnings)
-            // Rewritten when anything was written (its mtime must stay the newest) or when it
-            // describes other inputs; a no-op full check leaves it alone.
-            if changedFiles > 0 || summary.deleted > 0 || manifestWritten || touchedSinceManifest || BuildIndex.recordedFingerprint(store) != fp {
-                try BuildIndex.write(store, fingerprint: fp, counts: c, manifest: manifest)
+            DispatchQueue.global().async(group: indexGroup) {
+                do {
+                    try BuildIndex.write(store, fingerprint: fp, counts: c, manifest: manifest, pyramids: pyramidRecords) {
+                        manifestDone.wait()
+                        return indexResult.manifestOK ? store.fileStatus(Manifest.fileName) : nil
+                    }
+                } catch {
+                    indexResult.error = error
+                }
             }
         }
+        do {
+            if manifestWritten { try store.writeStream(Manifest.fileName) { try manifest.write(workers: options.jobs, $0) } }
+            indexResult.manifestOK = true
+        } catch {
+            manifestDone.signal()
+            indexGroup.wait()
+            throw error
+        }
+        manifestDone.signal()
+        indexGroup.wait()
+        if let e = indexResult.error { throw e }
         if !nothingToDo { store.remove(TileStore.intentName) }
         clock.lap("manifest", into: &summary)
         summary.seconds = Date().timeIntervalSince(start)
@@ -463,66 +571,116 @@ public final class Builder {
 
     // MARK: - stages
 
-    func plan(_ venues: [PreparedVenue], zooms: [Int]) -> [Pyramid] {
+    /// Every pyramid the build makes, in output order, with its content and
+    /// input digest; not planned yet.
+    func describe(_ venues: [PreparedVenue], zooms: [Int]) -> [Pyramid] {
+        let wantsRaster = config.tilesets.contains { $0.format == .png }
         let wantsVector = config.tilesets.contains { $0.format == .mvt }
-        let vectors = wantsVector ? venues.map(PrepareVector.run) : []
-        // The units of planning work: each floor's raster plan (shared by every scale)
-        // and each vector pyramid. They are independent, so they run on all workers;
-        // the pyramids are then assembled in a fixed order.
-        enum Unit { case raster(venue: Int, floor: Int), vector(tileset: Int, items: [VectorItem], zoom: Int) }
-        var units = [Unit]()
-        // Where each pyramid's units are: a floor's raster unit, and a vector pyramid's first zoom unit.
-        var rasterUnit = [[Int]](repeating: [], count: venues.count)
-        var vectorPyramids = [[(tileset: Int, name: String, items: [VectorItem], firstUnit: Int)]](repeating: [], count: venues.count)
-        for (vi, v) in venues.enumerated() {
-            if config.tilesets.contains(where: { $0.format == .png }) {
-                for fi in v.floors.indices { rasterUnit[vi].append(units.count); units.append(.raster(venue: vi, floor: fi)) }
-            }
-            for (ti, ts) in config.tilesets.enumerated() where ts.format == .mvt {
-                let sets = vectors[vi].floors.enumerated().map { (v.floors[$0.offset].id, $0.element) } + [("all", vectors[vi].all)]
-                // One unit per zoom: the venue-wide pyramid alone would otherwise keep one worker busy.
-                for (name, items) in sets {
-                    vectorPyramids[vi].append((ti, name, items, units.count))
-                    for z in zooms { units.append(.vector(tileset: ti, items: items, zoom: z)) }
-                }
-            }
-        }
-        struct Planned { var plans: [FloorZoomPlan] = []; var keys: [InputKeys.ItemHash] = []; var items: [DrawItem] = [] }
-        // One worker per unit: units differ a lot in size, so none waits behind a big one.
-        let results = Workers.map(units.count, workers: units.count, placeholder: Planned()) { _, u in
-            switch units[u] {
-            case .raster(let vi, let fi):
-                let r = Plan.raster(floor: venues[vi].floors[fi], zooms: zooms)
-                return Planned(plans: r.plans, keys: r.items.map(InputKeys.raster), items: r.items)
-            case .vector(let ti, let items, let z):
-                let ts = config.tilesets[ti]
-                // Item keys once per pyramid (on its first zoom's unit).
-                return Planned(plans: [Plan.run(vector: items, zoom: z, extent: ts.extent, buffer: ts.buffer)],
-                               keys: z == zooms.first ? items.map(InputKeys.vector) : [])
-            }
-        }
+        let vectors = wantsVector ? venues.map { PrepareVector.run($0, workers: options.jobs) } : []
         var pyramids = [Pyramid]()
         for (vi, v) in venues.enumerated() {
             for (ti, ts) in config.tilesets.enumerated() {
                 switch ts.format {
                 case .png:
-                    for fi in v.floors.indices {
-                        let r = results[rasterUnit[vi][fi]]
-                        pyramids.append(Pyramid(venue: vi, name: v.floors[fi].id, tileset: ti, content: .raster(r.items),
-                                                plans: r.plans, itemKeys: r.keys,
-                                                directory: "\(v.sourceID)/\(v.floors[fi].id)/\(ts.directoryName)"))
+                    for (fi, f) in v.floors.enumerated() {
+                        pyramids.append(Pyramid(venue: vi, name: f.id, tileset: ti, content: .raster(f.items), plans: [], itemKeys: [],
+                                                directory: "\(v.sourceID)/\(f.id)/\(ts.directoryName)", floor: fi))
                     }
                 case .mvt:
-                    for vp in vectorPyramids[vi] where vp.tileset == ti {
-                        let zoomUnits = vp.firstUnit..<(vp.firstUnit + zooms.count)
-                        pyramids.append(Pyramid(venue: vi, name: vp.name, tileset: ti, content: .vector(vp.items, vectors[vi].table),
-                                                plans: zoomUnits.flatMap { results[$0].plans }, itemKeys: results[vp.firstUnit].keys,
-                                                directory: "\(v.sourceID)/\(vp.name)/\(ts.directoryName)"))
+                    let sets = vectors[vi].floors.enumerated().map { (v.floors[$0.offset].id, $0.element) } + [("all", vectors[vi].all)]
+                    for (name, items) in sets {
+                        pyramids.append(Pyramid(venue: vi, name: name, tileset: ti, content: .vector(items, vectors[vi].table), plans: [],
+                                                itemKeys: [], directory: "\(v.sourceID)/\(name)/\(ts.directoryName)"))
                     }
                 }
             }
         }
+        // Item hashes: a floor's raster items once for all scales, each vector pyramid's own.
+        let floors = wantsRaster ? venues.indices.flatMap { vi in venues[vi].floors.indices.map { (vi, $0) } } : []
+        let floorKeys = Workers.map(floors.count, workers: options.jobs, placeholder: [InputKeys.ItemHash]()) { _, i in
+            venues[floors[i].0].floors[floors[i].1].items.map(InputKeys.raster)
+        }
+        var floorKeyIndex = [String: Int]()
+        for (i, f) in floors.enumerated() { floorKeyIndex["\(f.0)/\(f.1)"] = i }
+        let digested = Workers.map(pyramids.count, workers: options.jobs, placeholder: (Digest16(high: 0, low: 0), [InputKeys.ItemHash]())) { _, pi in
+            let p = pyramids[pi]
+            let headers = zooms.map { keyHeader(p, zoom: $0) }
+            switch p.content {
+            case .raster:
+                let fi = p.floor!
+                let keys = floorKeys[floorKeyIndex["\(p.venue)/\(fi)"]!]
+                return (InputKeys.pyramid(directory: p.directory, headers: headers, zooms: zooms, items: keys, floor: venues[p.venue].floors[fi]), keys)
+            case .vector(let items, _):
+                let keys = items.map(InputKeys.vector)
+                return (InputKeys.pyramid(directory: p.directory, headers: headers, zooms: zooms, items: keys, floor: nil), keys)
+            }
+        }
+        for pi in pyramids.indices { pyramids[pi].digest = digested[pi].0; pyramids[pi].itemKeys = digested[pi].1 }
         return pyramids
+    }
+
+    /// Plans the pyramids not carried over: which tiles exist and what each
+    /// one draws. A floor's raster plan (with its labels) is made once and
+    /// shared by every scale; each vector zoom is a unit of its own, as the
+    /// venue-wide pyramid alone would otherwise keep one worker busy.
+    func plan(_ pyramids: inout [Pyramid], _ venues: [PreparedVenue], zooms: [Int]) {
+        enum Unit { case raster(venue: Int, floor: Int, zoom: Int), vector(pyramid: Int, zoom: Int) }
+        var units = [Unit]()
+        // A floor's raster plan (shared by every scale) and each vector pyramid: one unit per zoom.
+        var firstUnit = [String: Int]()
+        // Pyramids neither carried over nor planned yet (a carried pyramid found
+        // damaged is planned on a second call).
+        for (pi, p) in pyramids.enumerated() where !p.carried && p.plans.isEmpty {
+            switch p.content {
+            case .raster:
+                let k = "\(p.venue)/\(p.floor!)"
+                if firstUnit[k] == nil {
+                    firstUnit[k] = units.count
+                    for z in zooms { units.append(.raster(venue: p.venue, floor: p.floor!, zoom: z)) }
+                }
+            case .vector:
+                firstUnit["\(pi)"] = units.count
+                for z in zooms { units.append(.vector(pyramid: pi, zoom: z)) }
+            }
+        }
+        let snapshot = pyramids
+        // One worker per unit: units differ a lot in size, so none waits behind a big one.
+        let results = Workers.map(units.count, workers: units.count, placeholder: (labels: [DrawItem](), plan: FloorZoomPlan(zoom: 0, tiles: [], items: []))) { _, u in
+            switch units[u] {
+            case .raster(let vi, let fi, let z):
+                return Plan.raster(floor: venues[vi].floors[fi], zoom: z)
+            case .vector(let pi, let z):
+                guard case .vector(let items, _) = snapshot[pi].content else { preconditionFailure("a vector unit of a raster pyramid") }
+                let ts = config.tilesets[snapshot[pi].tileset]
+                return ([], Plan.run(vector: items, zoom: z, extent: ts.extent, buffer: ts.buffer))
+            }
+        }
+        for pi in pyramids.indices where !pyramids[pi].carried && pyramids[pi].plans.isEmpty {
+            switch pyramids[pi].content {
+            case .raster:
+                let p = pyramids[pi]
+                let floor = venues[p.venue].floors[p.floor!]
+                let first = firstUnit["\(p.venue)/\(p.floor!)"]!
+                // The floor's items, then the labels placed at each zoom.
+                let r = Plan.combine(floor: floor, Array(results[first..<(first + zooms.count)]))
+                pyramids[pi].itemKeys += r.items[floor.items.count...].map(InputKeys.raster)
+                pyramids[pi].content = .raster(r.items)
+                pyramids[pi].plans = r.plans
+            case .vector:
+                let first = firstUnit["\(pi)"]!
+                pyramids[pi].plans = results[first..<(first + zooms.count)].map(\.plan)
+            }
+        }
+    }
+
+    /// The zoom of a tile path `<directory>/<z>/<x>/<y>.<ext>`, as an index into the zooms.
+    func zoomIndex(_ path: String, after directoryLength: Int) -> Int {
+        var z = 0
+        for c in path.utf8.dropFirst(directoryLength + 1) {
+            guard c != UInt8(ascii: "/") else { break }
+            z = z * 10 + Int(c) - 48
+        }
+        return z - config.minZoom
     }
 
     /// Everything that decides a tile's bytes besides its items, as text.
@@ -539,26 +697,67 @@ public final class Builder {
         }
     }
 
-    func inputKeys(_ jobs: [Job], _ pyramids: [Pyramid]) -> [Digest16] {
-        let headers = pyramids.map { p in p.plans.map { keyHeader(p, zoom: $0.zoom) } }
-        return Workers.map(jobs.count, workers: options.jobs, placeholder: Digest16(bytes: [])) { _, i in
-            let j = jobs[i]
-            let p = pyramids[Int(j.pyramid)]
-            let plan = p.plans[Int(j.plan)]
-            return InputKeys.tile(header: headers[Int(j.pyramid)][Int(j.plan)], tile: plan.tiles[Int(j.tile)],
-                                  items: p.itemKeys, indices: plan.items[Int(j.tile)])
+    /// `<directory>/<z>/<x>/<y>.<ext>` of every job, in job order; made in
+    /// chunks on all workers, each path from bytes (no string interpolation).
+    func tilePaths(_ pyramids: [Pyramid], count: Int) -> [String] {
+        let chunk = 4096
+        var groups = [(pyramid: Int, plan: Int, tiles: Range<Int>)]()
+        for (pi, p) in pyramids.enumerated() {
+            for (zi, plan) in p.plans.enumerated() {
+                for s in stride(from: 0, to: plan.tiles.count, by: chunk) { groups.append((pi, zi, s..<min(s + chunk, plan.tiles.count))) }
+            }
         }
+        let made = Workers.map(groups.count, workers: options.jobs, placeholder: [String]()) { _, g in
+            let (pi, zi, range) = groups[g]
+            let p = pyramids[pi]
+            let tiles = p.plans[zi].tiles
+            let prefix = Array("\(p.directory)/\(p.plans[zi].zoom)/".utf8)
+            let ext = Array(".\(config.tilesets[p.tileset].fileExtension)".utf8)
+            var buf = [UInt8]()
+            func decimal(_ v: Int) {
+                let start = buf.count
+                var v = v
+                repeat { buf.append(UInt8(48 + v % 10)); v /= 10 } while v > 0
+                buf[start...].reverse()
+            }
+            return range.map { i in
+                buf.removeAll(keepingCapacity: true)
+                buf += prefix
+                decimal(tiles[i].x); buf.append(UInt8(ascii: "/")); decimal(tiles[i].y)
+                buf += ext
+                return String(decoding: buf, as: UTF8.self)
+            }
+        }
+        var out = [String]()
+        out.reserveCapacity(count)
+        for m in made { out += m }
+        precondition(out.count == count, "every tile of a planned zoom is a job")
+        return out
     }
 
-    /// Whether a file still holds what the manifest recorded. Files not touched
-    /// since the manifest was written (and of the recorded size) are trusted;
-    /// others are read and hashed. `venuetiles verify` hashes every file.
-    func intact(_ e: Manifest.TileEntry, _ store: TileStore, _ manifestTime: timespec?, touched: inout Bool) -> Bool {
-        guard let st = store.fileStatus(e.path), st.size == e.bytes else { return false }
-        if let m = manifestTime, !(st.mtime > m) { return true }
-        touched = true
-        guard let d = store.read(e.path) else { return false }
-        return Digest32(bytes: SHA256.hash(data: d)) == e.sha256
+    /// The input key of every job, in job order. Jobs come grouped by pyramid
+    /// and zoom, so each group is one unit of work that reads its plan once.
+    func inputKeys(_ jobs: [Job], _ pyramids: [Pyramid]) -> [Digest16] {
+        // Units of at most `chunk` tiles, so that the largest zooms spread over the workers.
+        let chunk = 2048
+        var groups = [(pyramid: Int, plan: Int, tiles: Range<Int>)]()
+        for (pi, p) in pyramids.enumerated() {
+            for (zi, plan) in p.plans.enumerated() {
+                for s in stride(from: 0, to: plan.tiles.count, by: chunk) { groups.append((pi, zi, s..<min(s + chunk, plan.tiles.count))) }
+            }
+        }
+        let keyed = Workers.map(groups.count, workers: options.jobs, placeholder: [Digest16]()) { _, g in
+            let (pi, zi, range) = groups[g]
+            let p = pyramids[pi]
+            let plan = p.plans[zi]
+            let header = InputKeys.headerBytes(keyHeader(p, zoom: plan.zoom))
+            return range.map { InputKeys.tile(header: header, tile: plan.tiles[$0], items: p.itemKeys, indices: plan.items[$0]) }
+        }
+        var out = [Digest16]()
+        out.reserveCapacity(jobs.count)
+        for k in keyed { out += k }
+        precondition(out.count == jobs.count, "every tile of a planned zoom is a job")
+        return out
     }
 
     /// Render units, flat: unit u is the jobs `members[starts[u]..<starts[u + 1]]`,
@@ -596,7 +795,16 @@ public final class Builder {
         var union = Set<Int32>()
         for ji in unit { union.formUnion(plan.items[Int(jobs[Int(ji)].tile)]) }
         do {
-            let out = try renderers[config.tilesets[p.tileset].scale]!.render(metatile: origin, span: span, tiles: tiles,
+            // The frame: every tile of this metatile that the plan has (sorted by x, then y).
+            var lo = 0, hi = plan.tiles.count
+            while lo < hi { let mid = (lo + hi) / 2; if plan.tiles[mid].x < origin.x { lo = mid + 1 } else { hi = mid } }
+            var frame = [TileID]()
+            while lo < plan.tiles.count && plan.tiles[lo].x < origin.x + span {
+                let t = plan.tiles[lo]
+                if t.y >= origin.y && t.y < origin.y + span { frame.append(t) }
+                lo += 1
+            }
+            let out = try renderers[config.tilesets[p.tileset].scale]!.render(metatile: origin, span: span, tiles: tiles, frame: frame,
                                                                                items: items, indices: union.sorted())
             return out.map { r in
                 guard case .png(let d) = r else { return .success(nil) }
@@ -630,9 +838,11 @@ public final class Builder {
         }
     }
 
-    func dryRunReport(_ jobs: [Job], _ decisions: [Decision], _ pyramids: [Pyramid], _ zooms: [Int], stale: Set<String>) -> [String] {
+    func dryRunReport(_ jobs: [Job], _ decisions: [Decision], _ pyramids: [Pyramid], _ zooms: [Int], carried: [Int: [Int]],
+                      stale: Set<String>) -> [String] {
         var render = [[Int]](repeating: [Int](repeating: 0, count: zooms.count), count: pyramids.count)
         var reuse = render
+        for (pi, z) in carried { reuse[pi] = z }
         for (i, j) in jobs.enumerated() {
             if decisions[i] == .render { render[Int(j.pyramid)][Int(j.plan)] += 1 } else { reuse[Int(j.pyramid)][Int(j.plan)] += 1 }
         }
@@ -707,4 +917,11 @@ public final class Builder {
         }
         return out
     }
+}
+
+/// What the index thread and the build share: set before the semaphore or the
+/// group that the other side waits on.
+private final class IndexResult: @unchecked Sendable {
+    var manifestOK = false
+    var error: Error?
 }

@@ -16,8 +16,7 @@ public struct Digest32: Hashable, Sendable, HexDigest {
     }
 
     /// From its four big-endian words (the binary build index stores them so).
-    init(words w: [UInt64]) { words = (w[0], w[1], w[2], w[3]) }
-    var wordArray: [UInt64] { [words.0, words.1, words.2, words.3] }
+    init(words w: (UInt64, UInt64, UInt64, UInt64)) { words = w }
 
     public var hex: String { HexCoding.hex([words.0, words.1, words.2, words.3]) }
 
@@ -43,8 +42,7 @@ public struct Digest16: Hashable, Sendable, HexDigest {
         self.init(bytes: b)
     }
 
-    init(words w: [UInt64]) { high = w[0]; low = w[1] }
-    var wordArray: [UInt64] { [high, low] }
+    init(high: UInt64, low: UInt64) { self.high = high; self.low = low }
 
     public var hex: String { HexCoding.hex([high, low]) }
 }

@@ -10,8 +10,8 @@ import TileGeometry
 /// touch it, in drawing order. No drawing, no encoding. SHA-256 throughout,
 /// never Swift's per-process `Hasher`.
 public enum InputKeys {
-    /// 16 bytes of SHA-256 over one item.
-    public typealias ItemHash = [UInt8]
+    /// 16 bytes of SHA-256 over one item, kept inline (no array per item).
+    public typealias ItemHash = Digest16
 
     struct Writer {
         var h = SHA256()
@@ -32,7 +32,28 @@ public enum InputKeys {
             guard let c else { return string("-") }
             bytes([1, c.r, c.g, c.b, c.a])
         }
-        func finish() -> ItemHash { Array(h.finalize().prefix(16)) }
+        mutating func layout(_ l: TextLayout) {
+            int(l.lines.count)
+            for (line, width) in zip(l.lines, l.lineWidths) { string(line); double(width) }
+            double(l.ascent); double(l.lineHeight)
+        }
+        mutating func labelStyle(_ s: LabelStyle?) {
+            guard let s else { return string("-") }
+            string(s.fontName); double(s.fontSize); color(s.color); color(s.haloColor); double(s.haloWidth); double(s.maxWidth)
+        }
+        /// The first 16 bytes of the SHA-256.
+        func finish() -> Digest16 {
+            h.finalize().withUnsafeBytes { b in
+                var hi: UInt64 = 0, lo: UInt64 = 0
+                for k in 0..<8 { hi = hi << 8 | UInt64(b[k]); lo = lo << 8 | UInt64(b[8 + k]) }
+                return Digest16(high: hi, low: lo)
+            }
+        }
+        /// A digest's 16 bytes, in the order it was made from.
+        mutating func digest(_ d: Digest16) {
+            var be = (d.high.bigEndian, d.low.bigEndian)
+            withUnsafeBytes(of: &be) { h.update(bufferPointer: $0) }
+        }
     }
 
     public static func raster(_ item: DrawItem) -> ItemHash {
@@ -72,14 +93,46 @@ public enum InputKeys {
         return w.finish()
     }
 
-    /// The key of one tile.
-    public static func tile(header: String, tile: TileID, items: [ItemHash], indices: [Int32]) -> Digest16 {
+    /// The digest of a pyramid's inputs: the key headers of its zooms, the
+    /// hashes of its items and, for a raster floor, everything label placement
+    /// reads. Equal digests mean the same tiles with the same keys, so a build
+    /// can take a pyramid's entries from the last build without planning it.
+    public static func pyramid(directory: String, headers: [String], zooms: [Int], items: [ItemHash], floor: PreparedFloor?) -> Digest16 {
         var w = Writer()
-        w.string(header)
+        w.string(directory)
+        w.int(zooms.count)
+        for (z, h) in zip(zooms, headers) { w.int(z); w.string(h) }
+        w.int(items.count)
+        for i in items { w.digest(i) }
+        if let f = floor {
+            w.labelStyle(f.labelStyle)
+            w.int(f.labels.count)
+            for l in f.labels {
+                w.string(l.featureID); w.layout(l.layout); w.double(l.anchor.x); w.double(l.anchor.y)
+                w.int(l.rings.count)
+                for r in l.rings { w.int(r.count); r.forEach { w.double($0.x); w.double($0.y) } }
+                w.double(l.area); w.labelStyle(l.style); w.int(l.rank)
+            }
+            w.int(f.icons.count)
+            for ic in f.icons {
+                w.string(ic.featureID); w.double(ic.anchor.x); w.double(ic.anchor.y); w.string(ic.name)
+                w.double(ic.width); w.double(ic.height); w.digest(raster(ic.fallback))
+            }
+        }
+        return w.finish()
+    }
+
+    /// A key header as the bytes `tile(header:…)` hashes (as `Writer.string` does).
+    public static func headerBytes(_ header: String) -> [UInt8] { Array(header.utf8) + [0] }
+
+    /// The key of one tile. `header`: `headerBytes(_:)` of its pyramid and zoom.
+    public static func tile(header: [UInt8], tile: TileID, items: [ItemHash], indices: [Int32]) -> Digest16 {
+        var w = Writer()
+        w.bytes(header)
         w.int(tile.z); w.int(tile.x); w.int(tile.y)
         w.int(indices.count)
-        for i in indices { w.bytes(items[Int(i)]) }
-        return Digest16(bytes: w.finish())
+        for i in indices { w.digest(items[Int(i)]) }
+        return w.finish()
     }
 }
 

@@ -112,25 +112,14 @@ public struct Manifest: Codable, Equatable, Sendable {
     /// entries on a large venue) go out one line at a time instead of through
     /// JSONEncoder's in-memory tree. Keys are sorted as in `encoded()`; the
     /// result decodes to the same manifest.
-    public func write(_ emit: (Data) throws -> Void) throws {
+    public func write(workers: Int = 1, _ emit: (Data) throws -> Void) throws {
         var buf = [UInt8]()
         buf.reserveCapacity(1 << 20)
         func flush(force: Bool = false) throws {
             if force || buf.count >= 1 << 20 { try emit(Data(buf)); buf.removeAll(keepingCapacity: true) }
         }
         func put(_ s: String) { buf.append(contentsOf: s.utf8) }
-        func str(_ s: String) {
-            buf.append(0x22)
-            for u in s.utf8 {
-                switch u {
-                case 0x22: buf += [0x5C, 0x22]
-                case 0x5C: buf += [0x5C, 0x5C]
-                case 0..<0x20: buf += Array(String(format: "\\u%04x", u).utf8)
-                default: buf.append(u)
-                }
-            }
-            buf.append(0x22)
-        }
+        func str(_ s: String) { Manifest.jsonString(s, into: &buf) }
         func small<T: Encodable>(_ v: T) throws {
             var d = try StableJSON.encode(v)
             d.removeLast()   // its trailing newline
@@ -144,35 +133,92 @@ public struct Manifest: Codable, Equatable, Sendable {
         put("\n],\n\"files\" : "); try small(files)
         put(",\n\"generator\" : "); try small(generator)
         put(",\n\"tiles\" : [")
-        // The hot loop (one line per tile) appends bytes directly: no String per number or digest.
-        let bytesKey = Array("{\"bytes\":".utf8), keyKey = Array(",\"key\":\"".utf8)
-        let pathAfterKey = Array("\",\"path\":".utf8), pathKey = Array(",\"path\":".utf8), shaKey = Array(",\"sha256\":\"".utf8)
-        var digits = [UInt8]()
-        for (i, t) in tiles.enumerated() {
-            if i == 0 { buf.append(0x0A) } else { buf.append(0x2C); buf.append(0x0A) }
-            buf.append(contentsOf: bytesKey)
-            var n = t.bytes
-            digits.removeAll(keepingCapacity: true)
-            repeat { digits.append(UInt8(48 + n % 10)); n /= 10 } while n > 0
-            buf.append(contentsOf: digits.reversed())
-            if let k = t.key {
-                buf.append(contentsOf: keyKey)
-                HexCoding.appendHex(k.high, to: &buf); HexCoding.appendHex(k.low, to: &buf)
-                buf.append(contentsOf: pathAfterKey)
-            } else {
-                buf.append(contentsOf: pathKey)
+        try flush(force: true)
+        // The hot part (one line per tile, millions on a large venue) is formatted
+        // in chunks on all workers, a few chunks at a time so that memory stays
+        // flat, and written in order.
+        let chunk = 16_384
+        let chunks = (tiles.count + chunk - 1) / chunk
+        var next = 0
+        while next < chunks {
+            let round = min(workers * 2, chunks - next)
+            let first = next
+            let texts = Workers.map(round, workers: workers, placeholder: [UInt8]()) { _, i in
+                let lo = (first + i) * chunk
+                return Manifest.tileLines(tiles[lo..<min(lo + chunk, tiles.count)], first: lo == 0)
             }
-            str(t.path)
-            buf.append(contentsOf: shaKey)
-            let w = t.sha256.words
-            HexCoding.appendHex(w.0, to: &buf); HexCoding.appendHex(w.1, to: &buf)
-            HexCoding.appendHex(w.2, to: &buf); HexCoding.appendHex(w.3, to: &buf)
-            buf.append(0x22); buf.append(0x7D)
-            try flush()
+            for t in texts { try emit(Data(t)) }
+            next += round
         }
         put("\n],\n\"venues\" : "); try small(venues)
         put("\n}\n")
         try flush(force: true)
+    }
+
+    /// The JSON lines of tile entries, each but the very first preceded by ",":
+    /// written straight into one buffer sized for the worst case, with no String
+    /// per number or digest and no capacity check per byte.
+    static func tileLines(_ tiles: ArraySlice<TileEntry>, first: Bool) -> [UInt8] {
+        // Fixed text, 20 digits of size, 32 + 64 hex digits, a path escaped at most 6× over.
+        var capacity = 0
+        for t in tiles { capacity += 160 + 6 * t.path.utf8.count }
+        let digits = HexCoding.digits
+        return [UInt8](unsafeUninitializedCapacity: capacity) { buf, count in
+            var o = 0
+            @inline(__always) func put(_ b: UInt8) { buf[o] = b; o += 1 }
+            @inline(__always) func put(_ s: StaticString) {
+                s.withUTF8Buffer { for b in $0 { buf[o] = b; o += 1 } }
+            }
+            @inline(__always) func hex(_ w: UInt64) {
+                for k in stride(from: 60, through: 0, by: -4) { buf[o] = digits[Int((w >> UInt64(k)) & 15)]; o += 1 }
+            }
+            var isFirst = first
+            for t in tiles {
+                if isFirst { put(0x0A); isFirst = false } else { put(0x2C); put(0x0A) }
+                put("{\"bytes\":")
+                var n = t.bytes, width = 1
+                while n >= 10 { n /= 10; width += 1 }
+                n = t.bytes
+                for k in stride(from: width - 1, through: 0, by: -1) { buf[o + k] = UInt8(48 + n % 10); n /= 10 }
+                o += width
+                if let k = t.key {
+                    put(",\"key\":\""); hex(k.high); hex(k.low); put("\",\"path\":")
+                } else {
+                    put(",\"path\":")
+                }
+                put(0x22)
+                for u in t.path.utf8 {
+                    switch u {
+                    case 0x22: put(0x5C); put(0x22)
+                    case 0x5C: put(0x5C); put(0x5C)
+                    case 0..<0x20:
+                        put(0x5C); put(UInt8(ascii: "u")); put(0x30); put(0x30)
+                        put(digits[Int(u >> 4)]); put(digits[Int(u & 15)])
+                    default: put(u)
+                    }
+                }
+                put(0x22)
+                put(",\"sha256\":\"")
+                let w = t.sha256.words
+                hex(w.0); hex(w.1); hex(w.2); hex(w.3)
+                put(0x22); put(0x7D)
+            }
+            count = o
+        }
+    }
+
+    /// A JSON string literal of `s`.
+    static func jsonString(_ s: String, into buf: inout [UInt8]) {
+        buf.append(0x22)
+        for u in s.utf8 {
+            switch u {
+            case 0x22: buf += [0x5C, 0x22]
+            case 0x5C: buf += [0x5C, 0x5C]
+            case 0..<0x20: buf += Array(String(format: "\\u%04x", u).utf8)
+            default: buf.append(u)
+            }
+        }
+        buf.append(0x22)
     }
 
     /// The manifest in `outputDir`, or nil when there is none or it cannot be read.

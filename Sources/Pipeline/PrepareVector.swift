@@ -32,7 +32,9 @@ public struct PreparedVectorVenue: Sendable {
 }
 
 public enum PrepareVector {
-    public static func run(_ v: PreparedVenue) -> PreparedVectorVenue {
+    /// `workers`: threads for the label anchors (a pole of inaccessibility per
+    /// named unit, most of this stage's time).
+    public static func run(_ v: PreparedVenue, workers: Int = 1) -> PreparedVectorVenue {
         let venue = v.venue
         let lang = venue.language
         var levelOrdinal = [String: Int](), levelBuilding = [String: String]()
@@ -44,6 +46,17 @@ public enum PrepareVector {
         for a in venue.features where a.featureClass == .anchor && !a.name.isEmpty {
             if let u = a.unitID, occupantName[u] == nil { occupantName[u] = a.name }
         }
+
+        // Named units only, as below: unnamed ones carry no label.
+        let unitIndices = venue.features.indices.filter { i in
+            let f = venue.features[i]
+            return isUnitClass(f.featureClass) && (!f.name.isEmpty || !(occupantName[f.id]?.isEmpty ?? true))
+        }
+        let unitAnchors = Workers.map(unitIndices.count, workers: workers, placeholder: MercatorPoint?.none) { _, i in
+            labelPoint(venue.features[unitIndices[i]])
+        }
+        var anchorOf = [String: MercatorPoint]()
+        for (i, fi) in unitIndices.enumerated() { if let a = unitAnchors[i] { anchorOf[venue.features[fi].id] = a } }
 
         func properties(_ f: Feature, name: LocalizedName) -> [(key: String, value: MVTValue)] {
             var p: [(key: String, value: MVTValue)] = [("id", .string(f.id)), ("category", .string(f.category))]
@@ -104,7 +117,7 @@ public enum PrepareVector {
                 // Labels: a point per named unit.
                 guard isUnitClass(f.featureClass) else { continue }
                 let name = f.name.isEmpty ? (occupantName[f.id] ?? f.name) : f.name
-                guard !name.isEmpty, let anchor = labelPoint(f) else { continue }
+                guard !name.isEmpty, let anchor = anchorOf[f.id] ?? labelPoint(f) else { continue }
                 let labelTemplate = "floor_labels_[FLOOR]"
                 let label = interned(VectorItem(floorLayer: LayerTable.layerID(labelTemplate, floor: pf.id), venueLayer: LayerTable.genericID(labelTemplate),
                                        id: stableID(f.id), properties: properties(f, name: name), geometry: .points([anchor])))

@@ -163,6 +163,34 @@ public final class TileStore {
     }
 
     public func read(_ relative: String) -> Data? { FileManager.default.contents(atPath: path(relative)) }
+
+    /// Stats files one after another with the folder of the last one kept open:
+    /// tiles come sorted by folder, so most stats resolve one name instead of
+    /// walking the whole path again. One per thread; `lstat` semantics, as
+    /// `fileStatus(_:)`.
+    final class StatCursor {
+        private let store: TileStore
+        private var folder: Substring = ""
+        private var fd: Int32 = -1
+
+        init(_ store: TileStore) { self.store = store }
+        deinit { if fd >= 0 { close(fd) } }
+
+        func status(_ relative: String) -> (size: Int, mtime: timespec)? {
+            guard let slash = relative.lastIndex(of: "/") else { return store.fileStatus(relative) }
+            let dir = relative[..<slash]
+            if fd < 0 || dir != folder {
+                if fd >= 0 { close(fd) }
+                folder = dir
+                fd = open(store.path(String(dir)), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            }
+            // No folder: no file in it.
+            guard fd >= 0 else { return nil }
+            var st = Glibc.stat()
+            guard fstatat(fd, String(relative[relative.index(after: slash)...]), &st, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+            return (Int(st.st_size), st.st_mtim)
+        }
+    }
 }
 
 extension timespec {

@@ -121,15 +121,20 @@ public final class TileRenderer {
     /// top-left tile is `origin`, in one drawing of `indices` (the union of the
     /// tiles' items, in drawing order). Only the part of the block the tiles
     /// cover is cleared and drawn.
-    public func render(metatile origin: TileID, span: Int, tiles: [TileID], items: [DrawItem], indices: [Int32]) throws -> [RenderedTile] {
-        precondition(tiles.allSatisfy { $0.z == origin.z && $0.x >= origin.x && $0.y >= origin.y && $0.x < origin.x + span && $0.y < origin.y + span },
+    ///
+    /// `frame`: the tiles the drawing is clipped to, the same whichever of them
+    /// are rendered: Cairo cuts paths at the clip with rounded vertices, so a
+    /// clip that depended on the subset would move a tile's edge pixels.
+    public func render(metatile origin: TileID, span: Int, tiles: [TileID], frame: [TileID], items: [DrawItem], indices: [Int32]) throws -> [RenderedTile] {
+        precondition(frame.allSatisfy { $0.z == origin.z && $0.x >= origin.x && $0.y >= origin.y && $0.x < origin.x + span && $0.y < origin.y + span },
                      "tiles outside the metatile")
+        precondition(tiles.allSatisfy(frame.contains), "tiles outside the frame")
         let t0 = TileRenderer.threadCPU()
         let canvas: Canvas
         if let c = blocks[span] { canvas = c } else { canvas = try Canvas(size: span * tileSize); blocks[span] = canvas }
         let ts = Double(tileSize)
-        let minX = tiles.map(\.x).min()! - origin.x, maxX = tiles.map(\.x).max()! - origin.x
-        let minY = tiles.map(\.y).min()! - origin.y, maxY = tiles.map(\.y).max()! - origin.y
+        let minX = frame.map(\.x).min()! - origin.x, maxX = frame.map(\.x).max()! - origin.x
+        let minY = frame.map(\.y).min()! - origin.y, maxY = frame.map(\.y).max()! - origin.y
         canvas.cr.save()
         canvas.cr.clip(x: Double(minX) * ts, y: Double(minY) * ts, width: Double(maxX - minX + 1) * ts, height: Double(maxY - minY + 1) * ts)
         try paint(canvas, origin: origin, items: items, indices: indices)

@@ -81,11 +81,17 @@ final class LabelTests: XCTestCase {
         XCTAssertGreaterThan(inBlock.count, 4)
         let r = try TileRenderer(scale: 1, sprite: .builtIn(pixelRatio: 1))
         func union(_ idx: [Int]) -> [Int32] { Set(idx.flatMap { plan.items[$0] }).sorted() }
-        let whole = try r.render(metatile: origin, span: span, tiles: inBlock.map { plan.tiles[$0] }, items: items, indices: union(inBlock))
-        // Every other tile of the block alone in the block: the same bytes as with the whole block.
+        let frame = inBlock.map { plan.tiles[$0] }
+        let whole = try r.render(metatile: origin, span: span, tiles: frame, frame: frame, items: items, indices: union(inBlock))
+        // Every other tile of the block in the block: the same bytes as with the whole block.
         let some = inBlock.enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
-        let part = try r.render(metatile: origin, span: span, tiles: some.map { plan.tiles[$0] }, items: items, indices: union(some))
+        let part = try r.render(metatile: origin, span: span, tiles: some.map { plan.tiles[$0] }, frame: frame, items: items, indices: union(some))
         for (k, i) in some.enumerated() { XCTAssertEqual(part[k], whole[inBlock.firstIndex(of: i)!], "tile \(plan.tiles[i])") }
+        // Each tile on its own in the block (an incremental build re-rendering one tile): the same bytes too.
+        for (k, i) in inBlock.enumerated() {
+            let one = try r.render(metatile: origin, span: span, tiles: [plan.tiles[i]], frame: frame, items: items, indices: union([i]))
+            XCTAssertEqual(one[0], whole[k], "tile \(plan.tiles[i]) rendered alone in its metatile")
+        }
         // Tile by tile: the same picture within a few antialiasing steps.
         for (k, i) in inBlock.enumerated() {
             let alone = try r.render(tile: plan.tiles[i], items: items, indices: plan.items[i])
