@@ -216,6 +216,36 @@ final class IncrementalBuildTests: XCTestCase {
         try assertEqualToCleanBuild()
     }
 
+    /// A unit edit on one floor leaves the other floors' pyramids to the last
+    /// build, not planned again, unless one of their files was damaged: that
+    /// pyramid is planned and the damaged tile rendered again.
+    func testPyramidsOfUnchangedFloorsAreTakenFromTheLastBuild() throws {
+        try build()
+        let before = try manifest()
+        let floors = Set(before.keys.map { $0.split(separator: "/")[1] }).subtracting(["all"])
+        XCTAssertGreaterThan(floors.count, 1)
+        try editFeatures("unit.geojson") { feats in
+            let i = feats.firstIndex { $0["id"] as? String == IncrementalBuildTests.shopID }!
+            var p = feats[i]["properties"] as! [String: Any]
+            p["name"] = ["en": "Nordic Books & Maps"]
+            feats[i]["properties"] = p
+        }
+        let victim = before.keys.filter { $0.hasPrefix("h/floor_1/png/") }.sorted()[0]
+        try FileManager.default.removeItem(at: out.appendingPathComponent(victim))
+        let r = try CLI.run(["build", "--config", config.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        // The shop is on floor 0: its png and mvt pyramids and the venue-wide one change; of the
+        // other floors' pyramids (png and mvt each), all but the damaged one are carried over.
+        XCTAssertTrue(r.stderr.contains("(\(2 * (floors.count - 1) - 1) pyramids with unchanged inputs not planned again)"), r.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent(victim).path))
+        let after = try manifest()
+        XCTAssertEqual(Set(after.keys), Set(before.keys))
+        XCTAssertEqual(after.keys.filter { after[$0]?.key != before[$0]?.key && !$0.hasPrefix("h/floor_0/") && !$0.hasPrefix("h/all/") }, [],
+                       "only floor 0 and the venue-wide pyramid have new keys")
+        try assertEqualToCleanBuild()
+        XCTAssertEqual(try CLI.run(["verify", "--config", config.path]).status, 0)
+    }
+
     func testUnchangedInputsStopBeforeParsing() throws {
         try build()
         let r = try CLI.run(["build", "--config", config.path])
