@@ -1,5 +1,6 @@
 import Rendering
 import Styling
+import TestSupport
 import TileGeometry
 import XCTest
 
@@ -106,5 +107,39 @@ final class TileRendererTests: XCTestCase {
         let a = try TileRenderer(scale: 1).render(tile: tile, items: items, indices: [0])
         let b = try TileRenderer(scale: 1).render(tile: tile, items: items, indices: [0])
         XCTAssertEqual(a, b)
+    }
+
+    /// A metatile's tile comes out the same whichever of the block's tiles are
+    /// rendered with it: slanted polygons and lines crossing every tile edge at
+    /// odd angles. (Clipping to the rendered tiles instead of the frame fails
+    /// this, even with a 16 px margin: Cairo's clip changes pixels far from it.)
+    func testMetatileTilesDoNotDependOnTheSubsetRendered() throws {
+        let span = 4
+        let origin = TileID(z: 20, x: tile.x / span * span, y: tile.y / span * span)
+        let frame = (0..<span).flatMap { dx in (0..<span).map { dy in TileID(z: 20, x: origin.x + dx, y: origin.y + dy) } }
+        let b = origin.bounds
+        let k = (b.maxX - b.minX) / 256
+        func m(_ x: Double, _ y: Double) -> MercatorPoint { MercatorPoint(x: b.minX + x * k, y: b.maxY - y * k) }
+        var rng = SeededRandom(state: 20261122)
+        var items = [DrawItem]()
+        for i in 0..<40 {
+            // Thin slanted quadrilaterals and lines across the block, in block pixels.
+            let x0 = Double.random(in: -50...1074, using: &rng), y0 = Double.random(in: -50...1074, using: &rng)
+            let x1 = Double.random(in: -50...1074, using: &rng), y1 = Double.random(in: -50...1074, using: &rng)
+            if i % 2 == 0 {
+                let w = Double.random(in: 3...40, using: &rng)
+                items.append(DrawItem(geometry: .polygons([[[m(x0, y0), m(x1, y1), m(x1 + w, y1 + w / 3), m(x0 + w, y0 + w / 3), m(x0, y0)]]]),
+                                      paint: Paint(fill: room, outline: edge)))
+            } else {
+                items.append(DrawItem(geometry: .lines([[m(x0, y0), m(x1, y1)]]), paint: Paint(line: edge)))
+            }
+        }
+        let all = items.indices.map(Int32.init)
+        let r = try TileRenderer(scale: 1)
+        let whole = try r.render(metatile: origin, span: span, tiles: frame, frame: frame, items: items, indices: all)
+        for (k, t) in frame.enumerated() {
+            let alone = try r.render(metatile: origin, span: span, tiles: [t], frame: frame, items: items, indices: all)
+            XCTAssertEqual(alone[0], whole[k], "tile \(t) rendered alone in its block")
+        }
     }
 }
