@@ -230,21 +230,18 @@ public final class Builder {
             }
         }
         let prevIntact = last?.intact ?? []
-        let prevIndex: [String: Int] = {
-            var d = [String: Int](minimumCapacity: prevList.count)
-            for (i, e) in prevList.enumerated() where !carriedEntry[i] { d[e.path] = i }
-            return d
-        }()
+        let previousEntry = matchPrevious(jobs, paths, pyramids, jobStart, reusable, carriedEntry)
         let carriedBlank = Set(carriedRecords.values.flatMap { r in r.blanks.map { reusable!.blank[$0].path } })
         let prevBlank = Dictionary((reusable?.blank ?? []).filter { !carriedBlank.contains($0.path) }.map { ($0.path, $0.key) },
                                    uniquingKeysWith: { a, _ in a })
-        // What each job finds of the previous build: one dictionary lookup; the
-        // file checks were made with the previous build.
+        // What each job finds of the previous build (the file checks were made
+        // with the previous build).
         struct Check { var decision = Decision.render; var intact = false; var previous: Int32 = -1 }
         let checks = Workers.map(jobs.count, workers: options.jobs, placeholder: Check()) { _, i in
             var c = Check()
             let path = paths[i]
-            if let pi = prevIndex[path] {
+            if previousEntry[i] >= 0 {
+                let pi = Int(previousEntry[i])
                 let e = prevList[pi]
                 c.previous = Int32(pi)
                 c.intact = prevIntact[pi]
@@ -333,12 +330,12 @@ public final class Builder {
         var blanks = [Manifest.BlankEntry?](repeating: nil, count: jobs.count)
         for i in jobs.indices {
             switch decisions[i] {
-            case .reuse: entries[i] = prevList[prevIndex[paths[i]]!]
+            case .reuse: entries[i] = prevList[Int(checks[i].previous)]
             case .reuseBlank: blanks[i] = Manifest.BlankEntry(path: paths[i], key: keys[i])
             case .render: break
             }
         }
-        let writer = TileWriter(store: store, paths: paths, keys: keys, previous: { prevIndex[$0].map { prevList[$0] } }, intact: fileIntact,
+        let writer = TileWriter(store: store, paths: paths, keys: keys, previous: { checks[$0].previous >= 0 ? prevList[Int(checks[$0].previous)] : nil }, intact: fileIntact,
                                 entries: entries, blanks: blanks)
         // The writer owns these lists now: dropping ours avoids a copy-on-write of
         // millions of entries at its first write.
@@ -671,6 +668,57 @@ public final class Builder {
                 pyramids[pi].plans = results[first..<(first + zooms.count)].map(\.plan)
             }
         }
+    }
+
+    /// For each job, the index of the last build's entry for its path, or -1.
+    /// A pyramid the index describes is merged with its entries in order (both
+    /// are in tile order), without hashing paths; entries of other pyramids
+    /// (no index: the last build read from manifest.json) go through a dictionary.
+    func matchPrevious(_ jobs: [Job], _ paths: [String], _ pyramids: [Pyramid], _ jobStart: [Int],
+                       _ previous: BuildIndex.PreviousState?, _ carried: [Bool]) -> [Int32] {
+        var out = [Int32](repeating: -1, count: jobs.count)
+        guard let previous, !previous.tiles.isEmpty else { return out }
+        let records = Dictionary(previous.pyramids.map { ($0.directory, $0) }, uniquingKeysWith: { a, _ in a })
+        var merged = [Bool](repeating: false, count: pyramids.count)
+        var inMergedRange = [Bool](repeating: false, count: previous.tiles.count)
+        for (pi, p) in pyramids.enumerated() where !p.carried {
+            guard let r = records[p.directory] else { continue }
+            merged[pi] = true
+            for i in r.tiles { inMergedRange[i] = true }
+            let dirLength = p.directory.utf8.count
+            var e = r.tiles.lowerBound
+            for ji in jobStart[pi]..<jobStart[pi + 1] {
+                let j = jobs[ji]
+                let t = p.plans[Int(j.plan)].tiles[Int(j.tile)]
+                while e < r.tiles.upperBound, let pt = tileOf(previous.tiles[e].path, after: dirLength), pt < t { e += 1 }
+                if e < r.tiles.upperBound, previous.tiles[e].path == paths[ji] { out[ji] = Int32(e); e += 1 }
+            }
+        }
+        if merged.enumerated().contains(where: { !$0.element && !pyramids[$0.offset].carried }) {
+            var d = [String: Int]()
+            for (i, e) in previous.tiles.enumerated() where !carried[i] && !inMergedRange[i] { d[e.path] = i }
+            for (pi, p) in pyramids.enumerated() where !merged[pi] && !p.carried {
+                for ji in jobStart[pi]..<jobStart[pi + 1] { out[ji] = d[paths[ji]].map(Int32.init) ?? -1 }
+            }
+        }
+        return out
+    }
+
+    /// The tile of a path `<directory>/<z>/<x>/<y>.<ext>`; nil when it is not one.
+    func tileOf(_ path: String, after directoryLength: Int) -> TileID? {
+        var parts = (0, 0, 0), k = 0, digits = 0
+        for c in path.utf8.dropFirst(directoryLength + 1) {
+            if c >= 48 && c <= 57 {
+                let v = Int(c) - 48
+                switch k { case 0: parts.0 = parts.0 * 10 + v; case 1: parts.1 = parts.1 * 10 + v; default: parts.2 = parts.2 * 10 + v }
+                digits += 1
+            } else if c == UInt8(ascii: "/") && k < 2 && digits > 0 {
+                k += 1; digits = 0
+            } else {
+                break
+            }
+        }
+        return k == 2 && digits > 0 ? TileID(z: parts.0, x: parts.1, y: parts.2) : nil
     }
 
     /// The zoom of a tile path `<directory>/<z>/<x>/<y>.<ext>`, as an index into the zooms.

@@ -10,8 +10,8 @@ final class TileWriter {
     private let store: TileStore
     private let paths: [String]
     private let keys: [Digest16]
-    /// The previous build's entry for a path.
-    private let previous: (String) -> Manifest.TileEntry?
+    /// The previous build's entry for a job's path.
+    private let previous: (Int) -> Manifest.TileEntry?
     private let intact: [Bool]
     private let queue = DispatchQueue(label: "venuetiles.writer")
     private let group = DispatchGroup()
@@ -25,7 +25,7 @@ final class TileWriter {
     private(set) var busySeconds = 0.0
     private var failure: Error?
 
-    init(store: TileStore, paths: [String], keys: [Digest16], previous: @escaping (String) -> Manifest.TileEntry?, intact: [Bool],
+    init(store: TileStore, paths: [String], keys: [Digest16], previous: @escaping (Int) -> Manifest.TileEntry?, intact: [Bool],
          entries: [Manifest.TileEntry], blanks: [Manifest.BlankEntry?]) {
         self.store = store; self.paths = paths; self.keys = keys; self.previous = previous; self.intact = intact
         self.entries = entries; self.blanks = blanks
@@ -49,7 +49,7 @@ final class TileWriter {
                     }
                     invalidDropped += r.dropped
                     // Same bytes as the file already there: leave it (and its mtime) alone.
-                    if !(intact[ji] && previous(path)?.sha256 == r.hash) {
+                    if !(intact[ji] && previous(ji)?.sha256 == r.hash) {
                         try store.write(path, r.data)
                         changedFiles += 1
                     }
