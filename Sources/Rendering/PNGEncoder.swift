@@ -72,6 +72,15 @@ public final class PNGEncoder {
                         for x in 0..<width {
                             let p = pixels[row + x]
                             if haveLast && p == last { idx[k] = lastIndex; k += 1; continue }
+                            // The pixel above has already been looked up: map tiles are
+                            // mostly vertical runs (walls, room edges) where the left
+                            // neighbour differs but the one above does not.
+                            if y > 0 && p == pixels[row - rowWords + x] {
+                                let i = idx[k - width]
+                                idx[k] = i; k += 1
+                                last = p; lastIndex = i
+                                continue
+                            }
                             if p >> 24 != 0xFF { opaque = false }
                             let key = UInt64(p) | 1 << 32
                             var h = Int((p &* 0x9E37_79B1) >> 22)

@@ -169,10 +169,12 @@ public final class TileRenderer {
     /// The pixel value when every pixel has it, else nil.
     static func singleColor(_ px: UnsafeBufferPointer<UInt32>, size: Int, rowWords: Int) -> UInt32? {
         let first = px[0]
-        for y in 0..<size {
-            let row = y * rowWords
-            for x in 0..<size where px[row + x] != first { return nil }
-        }
+        // The first row word by word (an early exit on most tiles), then every
+        // other row against it with memcmp: a per-pixel loop with an early exit
+        // does not vectorise, and solid tiles are scanned whole.
+        for x in 0..<size where px[x] != first { return nil }
+        let base = px.baseAddress!
+        for y in 1..<size where memcmp(base + y * rowWords, base, size * 4) != 0 { return nil }
         return first
     }
 
