@@ -336,7 +336,7 @@ public final class Builder {
             }
         }
         let writer = TileWriter(store: store, paths: paths, keys: keys, previous: { checks[$0].previous >= 0 ? prevList[Int(checks[$0].previous)] : nil }, intact: fileIntact,
-                                entries: entries, blanks: blanks)
+                                entries: entries, blanks: blanks, writers: workers)
         // The writer owns these lists now: dropping ours avoids a copy-on-write of
         // millions of entries at its first write.
         entries = []

@@ -1,13 +1,14 @@
 import Dispatch
 import Foundation
 
-/// The Store stage: one writer thread that takes rendered batches in plan
-/// order and writes them while the workers render the next batch. At most one
-/// batch waits, so memory stays flat however large the venue is.
+/// The Store stage: a writer that takes rendered batches in plan order and
+/// writes each (on `writers` threads) while the workers render the next batch.
+/// At most one batch waits, so memory stays flat however large the venue is.
 final class TileWriter {
     struct Rendered { var data: Data; var hash: Digest32; var dropped: Int }
 
-    private let store: TileStore
+    /// One per writing thread: a store caches the folders it made.
+    private let stores: [TileStore]
     private let paths: [String]
     private let keys: [Digest16]
     /// The previous build's entry for a job's path.
@@ -26,12 +27,15 @@ final class TileWriter {
     private var failure: Error?
 
     init(store: TileStore, paths: [String], keys: [Digest16], previous: @escaping (Int) -> Manifest.TileEntry?, intact: [Bool],
-         entries: [Manifest.TileEntry], blanks: [Manifest.BlankEntry?]) {
-        self.store = store; self.paths = paths; self.keys = keys; self.previous = previous; self.intact = intact
+         entries: [Manifest.TileEntry], blanks: [Manifest.BlankEntry?], writers: Int) {
+        self.stores = (0..<max(1, writers)).map { _ in TileStore(root: store.root) }; self.paths = paths; self.keys = keys; self.previous = previous; self.intact = intact
         self.entries = entries; self.blanks = blanks
     }
 
     /// Queues one batch (job index, render result); waits first for the batch before it.
+    /// The batch is written in `writers` contiguous runs at once (neighbouring
+    /// tiles share folders, so runs seldom meet in one): creating files is kernel
+    /// work that one thread would leave the render workers waiting on.
     func submit(_ batch: [(job: Int, result: Result<Rendered?, Error>)]) throws {
         group.wait()
         if let failure { throw failure }
@@ -39,24 +43,43 @@ final class TileWriter {
         queue.async { [self] in
             defer { group.leave() }
             let t0 = DispatchTime.now()
-            do {
-                for (ji, result) in batch {
-                    let path = paths[ji]
-                    guard let r = try result.get() else {
-                        blanks[ji] = Manifest.BlankEntry(path: path, key: keys[ji])
-                        if store.fileStatus(path) != nil { store.remove(path); changedFiles += 1 }
-                        continue
+            let runs = max(1, min(stores.count, batch.count))
+            let perRun = (batch.count + runs - 1) / runs
+            struct Tally { var changed = 0, dropped = 0; var error: Error? }
+            let tallies = entries.withUnsafeMutableBufferPointer { entries in
+                blanks.withUnsafeMutableBufferPointer { blanks in
+                    // Each run writes its own jobs' slots only.
+                    let slots = Slots(entries: entries.baseAddress!, blanks: blanks.baseAddress!)
+                    return Workers.map(runs, workers: runs, placeholder: Tally()) { _, r in
+                        let store = stores[r]
+                        var t = Tally()
+                        do {
+                            for (ji, result) in batch[(r * perRun)..<min((r + 1) * perRun, batch.count)] {
+                                let path = paths[ji]
+                                guard let rendered = try result.get() else {
+                                    slots.blanks[ji] = Manifest.BlankEntry(path: path, key: keys[ji])
+                                    if store.fileStatus(path) != nil { store.remove(path); t.changed += 1 }
+                                    continue
+                                }
+                                t.dropped += rendered.dropped
+                                // Same bytes as the file already there: leave it (and its mtime) alone.
+                                if !(intact[ji] && previous(ji)?.sha256 == rendered.hash) {
+                                    try store.write(path, rendered.data)
+                                    t.changed += 1
+                                }
+                                slots.entries[ji] = Manifest.TileEntry(path: path, sha256: rendered.hash, bytes: rendered.data.count, key: keys[ji])
+                            }
+                        } catch {
+                            t.error = error
+                        }
+                        return t
                     }
-                    invalidDropped += r.dropped
-                    // Same bytes as the file already there: leave it (and its mtime) alone.
-                    if !(intact[ji] && previous(ji)?.sha256 == r.hash) {
-                        try store.write(path, r.data)
-                        changedFiles += 1
-                    }
-                    entries[ji] = Manifest.TileEntry(path: path, sha256: r.hash, bytes: r.data.count, key: keys[ji])
                 }
-            } catch {
-                failure = error
+            }
+            for t in tallies {
+                changedFiles += t.changed
+                invalidDropped += t.dropped
+                if failure == nil, let e = t.error { failure = e }
             }
             busySeconds += Double(DispatchTime.now().uptimeNanoseconds - t0.uptimeNanoseconds) / 1e9
         }
@@ -75,4 +98,10 @@ final class TileWriter {
         group.wait()
         if let failure { throw failure }
     }
+}
+
+/// The writer's per-job slots, written by several threads at distinct indices.
+private struct Slots: @unchecked Sendable {
+    let entries: UnsafeMutablePointer<Manifest.TileEntry>
+    let blanks: UnsafeMutablePointer<Manifest.BlankEntry?>
 }
