@@ -20,7 +20,7 @@ import Glibc
 ///   the last build without planning it (`PreviousBuild`).
 enum BuildIndex {
     static let fileName = ".venuetiles.index"
-    static let magic: [UInt8] = Array("VTIX0003".utf8)
+    static let magic: [UInt8] = Array("VTIX0004".utf8)
     // Layout: magic, fingerprint (32 bytes), version, counts, tile and file
     // entries, blank tiles, pyramids, then the manifest's size and mtime.
 
@@ -33,6 +33,9 @@ enum BuildIndex {
         var digest: Digest16
         var tiles: Range<Int>
         var blanks: Range<Int>
+        /// Where its tile lines are in manifest.json (bytes, without the separator
+        /// before the first): a carried pyramid's lines are copied from there.
+        var manifestText: Range<Int> = 0..<0
     }
 
     /// SHA-256 over the generator version, the config, the style and every source file.
@@ -90,6 +93,8 @@ enum BuildIndex {
         var blank: [Manifest.BlankEntry]
         /// Empty when read from manifest.json.
         var pyramids: [PyramidRecord] = []
+        /// The manifest the index was written for (size and modification time).
+        var manifestIdentity: (size: Int, mtime: timespec)?
 
         init(_ m: Manifest) {
             version = m.generator.version; tiles = m.tiles; files = m.files; blank = m.blank_tiles
@@ -104,7 +109,7 @@ enum BuildIndex {
     /// trailer that ties the index to that manifest (nil: the manifest was not
     /// written, and neither is the index).
     static func write(_ store: TileStore, fingerprint: [UInt8], counts: Counts, manifest: Manifest, pyramids: [PyramidRecord],
-                      manifestStatus: () -> (size: Int, mtime: timespec)?) throws {
+                      manifestStatus: () -> (size: Int, mtime: timespec, text: [Range<Int>])?) throws {
         try store.writeStream(fileName) { emit in
             var b = magic + fingerprint
             b.reserveCapacity(1 << 20)
@@ -129,13 +134,16 @@ enum BuildIndex {
                 bytes(e.path); digest(e.key)
                 if b.count >= 1 << 20 { try emit(Data(b)); b.removeAll(keepingCapacity: true) }
             }
+            // The pyramids last: their tile lines' place in the manifest is known
+            // once it is written.
+            guard let ms = manifestStatus(), ms.text.count == pyramids.count else {
+                throw StoreError(operation: "write", path: store.path(fileName), reason: "the manifest was not written")
+            }
             u64(pyramids.count)
-            for p in pyramids {
+            for (p, text) in zip(pyramids, ms.text) {
                 bytes(p.directory); digest(p.digest)
                 u64(p.tiles.lowerBound); u64(p.tiles.count); u64(p.blanks.lowerBound); u64(p.blanks.count)
-            }
-            guard let ms = manifestStatus() else {
-                throw StoreError(operation: "write", path: store.path(fileName), reason: "the manifest was not written")
+                u64(text.lowerBound); u64(text.count)
             }
             u64(ms.size); u64(ms.mtime.tv_sec); u64(ms.mtime.tv_nsec)
             try emit(Data(b))
@@ -212,12 +220,15 @@ enum BuildIndex {
             var pyramids = [PyramidRecord]()
             for _ in 0..<np {
                 guard let dir = string(), let d0 = word(), let d1 = word(),
-                      let ts = u64(), let tc = u64(), let bs = u64(), let bc = u64(),
-                      ts >= 0, tc >= 0, ts + tc <= lists[0].count, bs >= 0, bc >= 0, bs + bc <= blanks.count else { return nil }
-                pyramids.append(PyramidRecord(directory: dir, digest: Digest16(high: d0, low: d1), tiles: ts..<(ts + tc), blanks: bs..<(bs + bc)))
+                      let ts = u64(), let tc = u64(), let bs = u64(), let bc = u64(), let ms = u64(), let mc = u64(),
+                      ts >= 0, tc >= 0, ts + tc <= lists[0].count, bs >= 0, bc >= 0, bs + bc <= blanks.count,
+                      ms >= 0, mc >= 0, ms + mc <= size else { return nil }
+                pyramids.append(PyramidRecord(directory: dir, digest: Digest16(high: d0, low: d1), tiles: ts..<(ts + tc),
+                                              blanks: bs..<(bs + bc), manifestText: ms..<(ms + mc)))
             }
-            return (fp, Counts(tiles: tiles, bytes: bytes, blank: blank, warnings: warnings),
-                    PreviousState(version: version, tiles: lists[0], files: lists[1], blank: blanks, pyramids: pyramids))
+            var state = PreviousState(version: version, tiles: lists[0], files: lists[1], blank: blanks, pyramids: pyramids)
+            state.manifestIdentity = (size, timespec(tv_sec: sec, tv_nsec: nsec))
+            return (fp, Counts(tiles: tiles, bytes: bytes, blank: blank, warnings: warnings), state)
         }
     }
 

@@ -532,17 +532,35 @@ public final class Builder {
         // alone. Its entries are written beside the manifest, on a thread of their
         // own; it is finished (and renamed into place) after the manifest.
         let pyramidRecords = records
+        // The last manifest, mapped, when it is the one the index described: a
+        // carried pyramid's lines are copied from it instead of formatted again.
+        var oldManifest: MappedFile?
+        if !carriedRecords.isEmpty, let id = reusable?.manifestIdentity, let m = MappedFile(path: store.path(Manifest.fileName)),
+           m.size == id.size, m.mtime.tv_sec == id.mtime.tv_sec, m.mtime.tv_nsec == id.mtime.tv_nsec {
+            oldManifest = m
+        }
+        let segments = pyramids.indices.map { pi -> Manifest.TileSegment in
+            var text: UnsafeRawBufferPointer?
+            if let r = carriedRecords[pi], let m = oldManifest, !r.manifestText.isEmpty, r.manifestText.upperBound <= m.size,
+               m.bytes[r.manifestText.lowerBound] == UInt8(ascii: "{"), m.bytes[r.manifestText.upperBound - 1] == UInt8(ascii: "}") {
+                text = UnsafeRawBufferPointer(rebasing: m.bytes[r.manifestText])
+            }
+            return Manifest.TileSegment(tiles: records[pi].tiles, text: text)
+        }
         let indexGroup = DispatchGroup()
         let manifestDone = DispatchSemaphore(value: 0)
         let indexResult = IndexResult()
-        if let fp = fingerprint,
-           changedFiles > 0 || summary.deleted > 0 || manifestWritten || touchedSinceManifest || BuildIndex.recordedFingerprint(store) != fp {
+        let writesIndex = fingerprint.map { fp in
+            changedFiles > 0 || summary.deleted > 0 || manifestWritten || touchedSinceManifest || BuildIndex.recordedFingerprint(store) != fp
+        } ?? false
+        if writesIndex, let fp = fingerprint {
             let c = BuildIndex.Counts(tiles: summary.tilesWritten, bytes: summary.bytes, blank: summary.blankSkipped, warnings: summary.warnings)
             DispatchQueue.global().async(group: indexGroup) {
                 do {
                     try BuildIndex.write(store, fingerprint: fp, counts: c, manifest: manifest, pyramids: pyramidRecords) {
                         manifestDone.wait()
-                        return indexResult.manifestOK ? store.fileStatus(Manifest.fileName) : nil
+                        guard indexResult.manifestOK, let st = store.fileStatus(Manifest.fileName) else { return nil }
+                        return (st.size, st.mtime, indexResult.text)
                     }
                 } catch {
                     indexResult.error = error
@@ -550,7 +568,14 @@ public final class Builder {
             }
         }
         do {
-            if manifestWritten { try store.writeStream(Manifest.fileName) { try manifest.write(workers: options.jobs, $0) } }
+            try withExtendedLifetime(oldManifest) {
+                if manifestWritten {
+                    try store.writeStream(Manifest.fileName) { indexResult.text = try manifest.write(workers: options.jobs, segments: segments, $0) }
+                } else if writesIndex {
+                    // The same manifest is there: where its lines are, without writing it.
+                    indexResult.text = try manifest.write(workers: options.jobs, segments: segments) { _ in }
+                }
+            }
             indexResult.manifestOK = true
         } catch {
             manifestDone.signal()
@@ -971,5 +996,7 @@ public final class Builder {
 /// group that the other side waits on.
 private final class IndexResult: @unchecked Sendable {
     var manifestOK = false
+    /// Where each pyramid's tile lines are in the manifest.
+    var text = [Range<Int>]()
     var error: Error?
 }

@@ -108,15 +108,28 @@ public struct Manifest: Codable, Equatable, Sendable {
 
     public func encoded() throws -> Data { try StableJSON.encode(self) }
 
+    /// A run of `tiles` written together: a pyramid's. `text`, when given, is
+    /// exactly what `tileLines` makes of them (copied from the last manifest).
+    public struct TileSegment {
+        public var tiles: Range<Int>
+        public var text: UnsafeRawBufferPointer?
+        public init(tiles: Range<Int>, text: UnsafeRawBufferPointer?) { self.tiles = tiles; self.text = text }
+    }
+
     /// Writes the manifest in one streaming pass: the tile lists (millions of
-    /// entries on a large venue) go out one line at a time instead of through
+    /// entries on a large venue) go out in chunks of lines instead of through
     /// JSONEncoder's in-memory tree. Keys are sorted as in `encoded()`; the
-    /// result decodes to the same manifest.
-    public func write(workers: Int = 1, _ emit: (Data) throws -> Void) throws {
+    /// result decodes to the same manifest. Returns where each segment's lines
+    /// are in the file (the byte after the separator before its first line to
+    /// the end of its last).
+    @discardableResult
+    public func write(workers: Int = 1, segments: [TileSegment]? = nil, _ emit: (Data) throws -> Void) throws -> [Range<Int>] {
         var buf = [UInt8]()
         buf.reserveCapacity(1 << 20)
+        var offset = 0
+        func emitCounted(_ d: Data) throws { try emit(d); offset += d.count }
         func flush(force: Bool = false) throws {
-            if force || buf.count >= 1 << 20 { try emit(Data(buf)); buf.removeAll(keepingCapacity: true) }
+            if force || buf.count >= 1 << 20 { try emitCounted(Data(buf)); buf.removeAll(keepingCapacity: true) }
         }
         func put(_ s: String) { buf.append(contentsOf: s.utf8) }
         func str(_ s: String) { Manifest.jsonString(s, into: &buf) }
@@ -134,31 +147,50 @@ public struct Manifest: Codable, Equatable, Sendable {
         put(",\n\"generator\" : "); try small(generator)
         put(",\n\"tiles\" : [")
         try flush(force: true)
-        // The hot part (one line per tile, millions on a large venue) is formatted
-        // in chunks on all workers, a few chunks at a time so that memory stays
-        // flat, and written in order.
-        let chunk = 16_384
-        let chunks = (tiles.count + chunk - 1) / chunk
-        var next = 0
-        while next < chunks {
-            let round = min(workers * 2, chunks - next)
-            let first = next
-            let texts = Workers.map(round, workers: workers, placeholder: [UInt8]()) { _, i in
-                let lo = (first + i) * chunk
-                return Manifest.tileLines(tiles[lo..<min(lo + chunk, tiles.count)], first: lo == 0)
+        // The tile lines, segment by segment: text already formatted (copied from
+        // the last manifest) goes out as it is; other lines, millions on a large
+        // venue, are formatted in chunks on all workers, a few chunks at a time so
+        // that memory stays flat, and written in order.
+        let segments = segments ?? [TileSegment(tiles: tiles.indices, text: nil)]
+        var ranges = [Range<Int>]()
+        var wroteLine = false
+        for seg in segments {
+            guard !seg.tiles.isEmpty else { ranges.append(offset..<offset); continue }
+            try emitCounted(Data(wroteLine ? [0x2C, 0x0A] : [0x0A]))
+            wroteLine = true
+            let start = offset
+            if let text = seg.text {
+                try emitCounted(Data(text))
+            } else {
+                let chunk = 16_384
+                let chunks = (seg.tiles.count + chunk - 1) / chunk
+                var next = 0
+                while next < chunks {
+                    let round = min(workers * 2, chunks - next)
+                    let first = next
+                    let texts = Workers.map(round, workers: workers, placeholder: [UInt8]()) { _, i in
+                        let lo = seg.tiles.lowerBound + (first + i) * chunk
+                        return Manifest.tileLines(tiles[lo..<min(lo + chunk, seg.tiles.upperBound)])
+                    }
+                    for (i, t) in texts.enumerated() {
+                        if first + i > 0 { try emitCounted(Data([0x2C, 0x0A])) }
+                        try emitCounted(Data(t))
+                    }
+                    next += round
+                }
             }
-            for t in texts { try emit(Data(t)) }
-            next += round
+            ranges.append(start..<offset)
         }
         put("\n],\n\"venues\" : "); try small(venues)
         put("\n}\n")
         try flush(force: true)
+        return ranges
     }
 
-    /// The JSON lines of tile entries, each but the very first preceded by ",":
-    /// written straight into one buffer sized for the worst case, with no String
-    /// per number or digest and no capacity check per byte.
-    static func tileLines(_ tiles: ArraySlice<TileEntry>, first: Bool) -> [UInt8] {
+    /// The JSON lines of tile entries joined by ",\n": written straight into one
+    /// buffer sized for the worst case, with no String per number or digest
+    /// and no capacity check per byte.
+    static func tileLines(_ tiles: ArraySlice<TileEntry>) -> [UInt8] {
         // Fixed text, 20 digits of size, 32 + 64 hex digits, a path escaped at most 6× over.
         var capacity = 0
         for t in tiles { capacity += 160 + 6 * t.path.utf8.count }
@@ -172,9 +204,9 @@ public struct Manifest: Codable, Equatable, Sendable {
             @inline(__always) func hex(_ w: UInt64) {
                 for k in stride(from: 60, through: 0, by: -4) { buf[o] = digits[Int((w >> UInt64(k)) & 15)]; o += 1 }
             }
-            var isFirst = first
+            var isFirst = true
             for t in tiles {
-                if isFirst { put(0x0A); isFirst = false } else { put(0x2C); put(0x0A) }
+                if isFirst { isFirst = false } else { put(0x2C); put(0x0A) }
                 put("{\"bytes\":")
                 var n = t.bytes, width = 1
                 while n >= 10 { n /= 10; width += 1 }

@@ -193,6 +193,30 @@ public final class TileStore {
     }
 }
 
+/// A file mapped read-only into memory, unmapped on deinit: the last
+/// manifest, whose carried pyramids' lines the new one copies.
+final class MappedFile {
+    let bytes: UnsafeRawBufferPointer
+    let size: Int
+    let mtime: timespec
+
+    /// nil when the file cannot be opened, is empty or cannot be mapped.
+    init?(path: String) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var st = Glibc.stat()
+        guard fstat(fd, &st) == 0, st.st_size > 0 else { return nil }
+        let p = mmap(nil, Int(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0)
+        guard let p, p != MAP_FAILED else { return nil }
+        bytes = UnsafeRawBufferPointer(start: p, count: Int(st.st_size))
+        size = Int(st.st_size)
+        mtime = st.st_mtim
+    }
+
+    deinit { munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), size) }
+}
+
 extension timespec {
     static func > (a: timespec, b: timespec) -> Bool { (a.tv_sec, a.tv_nsec) > (b.tv_sec, b.tv_nsec) }
 }
