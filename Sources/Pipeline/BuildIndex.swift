@@ -232,19 +232,26 @@ enum BuildIndex {
         }
     }
 
-    /// The last build's counts when the no-op fast path holds, else nil.
-    static func unchanged(_ store: TileStore, fingerprint: [UInt8]) -> Counts? {
+    /// The last build's counts (and the state read to check them) when the
+    /// no-op fast path holds, else nil.
+    static func unchanged(_ store: TileStore, fingerprint: [UInt8]) -> (Counts, PreviousState)? {
         guard store.fileStatus(TileStore.intentName) == nil,
               let indexStat = store.fileStatus(fileName), let manifestStat = store.fileStatus(Manifest.fileName),
               !(manifestStat.mtime > indexStat.mtime),
               recordedFingerprint(store) == fingerprint,
               let (fp, counts, state) = read(store), fp == fingerprint else { return nil }
-        // One stat per file, spread over the cores.
+        // One stat per file, spread over the cores in contiguous runs, each with a
+        // cursor that keeps the current folder open.
         let all = state.tiles + state.files
-        let fresh = Workers.map(all.count, workers: ProcessInfo.processInfo.activeProcessorCount, placeholder: false) { _, i in
-            guard let st = store.fileStatus(all[i].path) else { return false }
-            return st.size == all[i].bytes && !(st.mtime > indexStat.mtime)
+        let runs = max(1, min(ProcessInfo.processInfo.activeProcessorCount, all.count))
+        let perRun = (all.count + runs - 1) / runs
+        let fresh = Workers.map(runs, workers: runs, placeholder: false) { _, r in
+            let cursor = TileStore.StatCursor(store)
+            for i in (r * perRun)..<min((r + 1) * perRun, all.count) {
+                guard let st = cursor.status(all[i].path), st.size == all[i].bytes, !(st.mtime > indexStat.mtime) else { return false }
+            }
+            return true
         }
-        return fresh.allSatisfy { $0 } ? counts : nil
+        return fresh.allSatisfy { $0 } ? (counts, state) : nil
     }
 }

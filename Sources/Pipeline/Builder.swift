@@ -91,6 +91,12 @@ public final class Builder {
     private let progress: ((Int, Int, Double) -> Void)?
     /// SHA-256 of the sprite sheet per pixel ratio, for the raster key header.
     private var spriteDigests = [Int: String]()
+    /// The last run's large values (plans, paths, entries, the last build's
+    /// state), kept until the builder is released. Freeing millions of small
+    /// allocations took 0.03–0.06 s of a 0.4 s one-unit edit; a command that
+    /// exits right after a build (the CLI) never releases the builder and
+    /// leaves the memory to the OS.
+    private var keptUntilRelease: [Any] = []
 
     public init(config: PipelineConfig, options: BuildOptions, log: @escaping (String) -> Void,
                 progress: ((Int, Int, Double) -> Void)? = nil) {
@@ -131,7 +137,8 @@ public final class Builder {
 
         // Nothing changed since the last complete build: stop before parsing anything.
         let fingerprint = try? BuildIndex.fingerprint(config)
-        if !options.force, !options.dryRun, let fp = fingerprint, let last = BuildIndex.unchanged(TileStore(root: outputDir), fingerprint: fp) {
+        if !options.force, !options.dryRun, let fp = fingerprint, let (last, state) = BuildIndex.unchanged(TileStore(root: outputDir), fingerprint: fp) {
+            keptUntilRelease = [state]
             log("plan: inputs and output unchanged since the last build; nothing to do")
             summary.tilesWritten = last.tiles; summary.reused = last.tiles; summary.bytes = last.bytes
             summary.blankSkipped = last.blank; summary.warnings = last.warnings
@@ -588,6 +595,8 @@ public final class Builder {
         if !nothingToDo { store.remove(TileStore.intentName) }
         clock.lap("manifest", into: &summary)
         summary.seconds = Date().timeIntervalSince(start)
+        keptUntilRelease = [pyramids, jobs, paths, keys, checks, decisions, fileIntact, previousEntry, matched, carriedEntry,
+                            previous as Any, last as Any, manifest, venues, loaded, stale, records]
         return summary
     }
 

@@ -99,11 +99,16 @@ struct Build: ParsableCommand {
         // On a terminal, a progress bar redrawn in place; otherwise plain log lines every few seconds.
         let bar: ((Int, Int, Double) -> Void)? = (quiet || isatty(STDERR_FILENO) == 0) ? nil : ProgressBar().update
         let summary: BuildSummary
+        let builder: Builder
         do {
             let config = try PipelineConfig.load(path: common.config)
             let options = BuildOptions(jobs: jobs, output: common.outputOverride, force: force, dryRun: dryRun)
-            summary = try Builder(config: config, options: options, log: log, progress: bar).run()
+            builder = Builder(config: config, options: options, log: log, progress: bar)
+            summary = try builder.run()
         } catch { throw exitStatus(for: error) }
+        // The builder keeps the build's data until released: exiting here, with it
+        // still held, leaves that memory to the OS instead of freeing it piece by piece.
+        defer { withExtendedLifetime(builder) { Glibc.exit(EXIT_SUCCESS) } }
         if dryRun {
             summary.report.forEach { print($0) }
             print("dry run: would render \(summary.rendered) tiles, reuse \(summary.reused), delete \(summary.deleted) files in \(summary.output); nothing changed")
