@@ -633,6 +633,14 @@ public final class Builder {
         }
         var floorKeyIndex = [String: Int]()
         for (i, f) in floors.enumerated() { floorKeyIndex["\(f.0)/\(f.1)"] = i }
+        // Vector items once per floor; the venue-wide pyramid has the same items.
+        let vectorFloors = vectors.indices.flatMap { vi in vectors[vi].floors.indices.map { (vi, $0) } }
+        let vectorFloorKeys = Workers.map(vectorFloors.count, workers: options.jobs, placeholder: [InputKeys.ItemHash]()) { _, i in
+            vectors[vectorFloors[i].0].floors[vectorFloors[i].1].map(InputKeys.vector)
+        }
+        var vectorKeys = [[[InputKeys.ItemHash]]](repeating: [], count: vectors.count)
+        for (i, f) in vectorFloors.enumerated() { vectorKeys[f.0].append(vectorFloorKeys[i]) }
+        let allKeys = vectors.indices.map { vi in vectors[vi].allSource.map { vectorKeys[vi][$0.floor][$0.index] } }
         let digested = Workers.map(pyramids.count, workers: options.jobs, placeholder: (Digest16(high: 0, low: 0), [InputKeys.ItemHash]())) { _, pi in
             let p = pyramids[pi]
             let headers = zooms.map { keyHeader(p, zoom: $0) }
@@ -641,8 +649,8 @@ public final class Builder {
                 let fi = p.floor!
                 let keys = floorKeys[floorKeyIndex["\(p.venue)/\(fi)"]!]
                 return (InputKeys.pyramid(directory: p.directory, headers: headers, zooms: zooms, items: keys, floor: venues[p.venue].floors[fi]), keys)
-            case .vector(let items, _):
-                let keys = items.map(InputKeys.vector)
+            case .vector:
+                let keys = p.name == "all" ? allKeys[p.venue] : vectorKeys[p.venue][venues[p.venue].floors.firstIndex { $0.id == p.name }!]
                 return (InputKeys.pyramid(directory: p.directory, headers: headers, zooms: zooms, items: keys, floor: nil), keys)
             }
         }
@@ -947,8 +955,8 @@ public final class Builder {
         let floorName: String = p.name == "all" ? "all floors" :
             (v.floors.first { $0.id == p.name }.flatMap { $0.floor.shortName(language: v.venue.language) } ?? p.name)
         var layers: [TileJSON.VectorLayer]? = nil
-        if case .vector(let items, _) = p.content {
-            layers = TileJSONLayers.describe(items, venueWide: p.name == "all", minzoom: config.minZoom, maxzoom: config.maxZoom)
+        if case .vector(let items, let table) = p.content {
+            layers = TileJSONLayers.describe(items, table: table, venueWide: p.name == "all", minzoom: config.minZoom, maxzoom: config.maxZoom)
         }
         return TileJSON(name: "\(v.venue.name.text(preferring: v.venue.language) ?? v.sourceID) — \(floorName)",
                         description: "\(Generator.name) \(ts.format.rawValue) tiles of \(v.sourceID), \(p.name)",

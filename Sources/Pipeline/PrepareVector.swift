@@ -29,6 +29,8 @@ public struct PreparedVectorVenue: Sendable {
     public var all: [VectorItem]
     /// The layer names, keys and values of every item, interned once.
     public var table: MVTPropertyTable
+    /// Where each item of `all` is in `floors` (it is the same item): hashed once.
+    public var allSource: [(floor: Int, index: Int)] = []
 }
 
 public enum PrepareVector {
@@ -87,6 +89,7 @@ public enum PrepareVector {
         }
         var floors = [[VectorItem]]()
         var all = [(order: Int, seq: Int, item: VectorItem)]()
+        var position = [Int: (floor: Int, index: Int)]()
         var seq = 0
         var venueWideDone = false
         for pf in v.floors {
@@ -128,10 +131,13 @@ public enum PrepareVector {
             }
             venueWideDone = true
             items.sort { ($0.order, $0.seq) < ($1.order, $1.seq) }
+            for (i, e) in items.enumerated() { position[e.seq] = (floors.count, i) }
             floors.append(items.map(\.item))
         }
         all.sort { ($0.order, $0.seq) < ($1.order, $1.seq) }
-        return PreparedVectorVenue(floors: floors, all: all.map(\.item), table: table)
+        var out = PreparedVectorVenue(floors: floors, all: all.map(\.item), table: table)
+        out.allSource = all.map { position[$0.seq]! }
+        return out
     }
 
     static func isUnitClass(_ c: FeatureClass) -> Bool {

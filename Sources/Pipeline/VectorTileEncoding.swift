@@ -25,20 +25,31 @@ public enum VectorTileEncoding {
 
 /// The `vector_layers` of a TileJSON document, from the items of a pyramid.
 enum TileJSONLayers {
-    static func describe(_ items: [VectorItem], venueWide: Bool, minzoom: Int, maxzoom: Int) -> [TileJSON.VectorLayer] {
-        var order = [String]()
-        var fields = [String: [String: String]]()
+    /// Layers in the order they first appear; each field's type from the last
+    /// item that has it. Works on the table's ids: a venue-wide pyramid has
+    /// every floor's items, too many for a dictionary update per property.
+    static func describe(_ items: [VectorItem], table: MVTPropertyTable, venueWide: Bool, minzoom: Int, maxzoom: Int) -> [TileJSON.VectorLayer] {
+        let keyCount = table.keyCount
+        var order = [UInt32]()
+        var seenLayer = [Bool](repeating: false, count: table.layerNames.count)
+        // kinds[layer * keyCount + key]: 0 absent, else kind + 1.
+        var kinds = [UInt8](repeating: 0, count: table.layerNames.count * keyCount)
         for item in items {
-            let name = venueWide ? item.venueLayer : item.floorLayer
-            if fields[name] == nil { order.append(name); fields[name] = [:] }
-            for (k, v) in item.properties {
-                switch v {
-                case .string: fields[name]![k] = "String"
-                case .int, .double: fields[name]![k] = "Number"
-                case .bool: fields[name]![k] = "Boolean"
-                }
+            let layer = venueWide ? item.venueLayerID : item.floorLayerID
+            if !seenLayer[Int(layer)] { seenLayer[Int(layer)] = true; order.append(layer) }
+            var i = 0
+            while i + 1 < item.tags.count {
+                kinds[Int(layer) * keyCount + Int(item.tags[i])] = table.valueKinds[Int(item.tags[i + 1])].rawValue + 1
+                i += 2
             }
         }
-        return order.map { TileJSON.VectorLayer(id: $0, fields: fields[$0]!, minzoom: minzoom, maxzoom: maxzoom) }
+        let names: [MVTValue.Kind: String] = [.string: "String", .number: "Number", .boolean: "Boolean"]
+        return order.map { layer in
+            var fields = [String: String]()
+            for k in 0..<keyCount where kinds[Int(layer) * keyCount + k] != 0 {
+                fields[table.key(UInt32(k))] = names[MVTValue.Kind(rawValue: kinds[Int(layer) * keyCount + k] - 1)!]
+            }
+            return TileJSON.VectorLayer(id: table.layerNames[Int(layer)], fields: fields, minzoom: minzoom, maxzoom: maxzoom)
+        }
     }
 }

@@ -6,6 +6,16 @@ public enum MVTValue: Hashable, Sendable {
     case int(Int64)      // written as sint_value
     case double(Double)
     case bool(Bool)
+
+    public enum Kind: UInt8, Sendable { case string, number, boolean }
+
+    public var kind: Kind {
+        switch self {
+        case .string: return .string
+        case .int, .double: return .number
+        case .bool: return .boolean
+        }
+    }
 }
 
 /// A geometry already in integer tile coordinates (y down), valid and oriented

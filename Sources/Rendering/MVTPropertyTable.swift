@@ -13,6 +13,8 @@ public struct MVTPropertyTable: Sendable {
     /// The encoded `Value` messages, flat in the same way.
     public private(set) var valueBytes: [UInt8] = []
     public private(set) var valueStarts: [Int] = [0]
+    /// Per value id: what kind of value it is (TileJSON's `vector_layers` fields).
+    public private(set) var valueKinds: [MVTValue.Kind] = []
     public var keyCount: Int { keyStarts.count - 1 }
     public var valueCount: Int { valueStarts.count - 1 }
     private var layerIDs = [String: UInt32]()
@@ -20,6 +22,11 @@ public struct MVTPropertyTable: Sendable {
     private var valueIDs = [MVTValue: UInt32]()
 
     public init() {}
+
+    /// The UTF-8 bytes of key `k`, as a String.
+    public func key(_ k: UInt32) -> String {
+        String(decoding: keyBytes[keyStarts[Int(k)]..<keyStarts[Int(k) + 1]], as: UTF8.self)
+    }
 
     public mutating func layer(_ name: String) -> UInt32 {
         if let id = layerIDs[name] { return id }
@@ -47,6 +54,7 @@ public struct MVTPropertyTable: Sendable {
             if let i = valueIDs[v] { vi = i } else {
                 vi = UInt32(valueCount); valueIDs[v] = vi
                 valueBytes += MVTPropertyTable.encode(v); valueStarts.append(valueBytes.count)
+                valueKinds.append(v.kind)
             }
             out.append(ki); out.append(vi)
         }
