@@ -95,6 +95,26 @@ enum BuildIndex {
         var pyramids: [PyramidRecord] = []
         /// The manifest the index was written for (size and modification time).
         var manifestIdentity: (size: Int, mtime: timespec)?
+        /// The index file read (its path, size and modification time), and where
+        /// each tile entry starts in it (plus the end of the last): a carried
+        /// pyramid's entries are copied from that file rather than serialized
+        /// again. Only the offsets are kept, not the file's bytes.
+        var indexFile: (path: String, size: Int, mtime: timespec)?
+        var tileOffsets = [Int]()
+
+        /// The bytes of `tiles[range]` in the index file read, when that file is
+        /// still the one read.
+        func tileEntryBytes(_ range: Range<Int>) -> Data? {
+            guard let f = indexFile, tileOffsets.count == tiles.count + 1, range.upperBound <= tiles.count,
+                  let h = FileHandle(forReadingAtPath: f.path) else { return nil }
+            defer { try? h.close() }
+            var st = stat()
+            guard fstat(h.fileDescriptor, &st) == 0, Int(st.st_size) == f.size,
+                  st.st_mtim.tv_sec == f.mtime.tv_sec, st.st_mtim.tv_nsec == f.mtime.tv_nsec else { return nil }
+            let lo = tileOffsets[range.lowerBound], hi = tileOffsets[range.upperBound]
+            guard (try? h.seek(toOffset: UInt64(lo))) != nil, let d = try? h.read(upToCount: hi - lo), d.count == hi - lo else { return nil }
+            return d
+        }
 
         init(_ m: Manifest) {
             version = m.generator.version; tiles = m.tiles; files = m.files; blank = m.blank_tiles
@@ -108,7 +128,10 @@ enum BuildIndex {
     /// the entries go out first and `manifestStatus` is asked last, for the
     /// trailer that ties the index to that manifest (nil: the manifest was not
     /// written, and neither is the index).
+    /// `copied(p)`: pyramid p's tile entries as the last index wrote them (a
+    /// carried pyramid), copied instead of serialized again.
     static func write(_ store: TileStore, fingerprint: [UInt8], counts: Counts, manifest: Manifest, pyramids: [PyramidRecord],
+                      copied: (Int) -> Data? = { _ in nil },
                       manifestStatus: () -> (size: Int, mtime: timespec, text: [Range<Int>])?) throws {
         try store.writeStream(fileName) { emit in
             var b = magic + fingerprint
@@ -119,8 +142,7 @@ enum BuildIndex {
             func digest(_ d: Digest16) { word(d.high); word(d.low) }
             bytes(manifest.generator.version)
             u64(counts.tiles); u64(counts.bytes); u64(counts.blank); u64(counts.warnings)
-            for list in [manifest.tiles, manifest.files] {
-                u64(list.count)
+            func entries(_ list: ArraySlice<Manifest.TileEntry>) throws {
                 for f in list {
                     bytes(f.path); u64(f.bytes)
                     let w = f.sha256.words
@@ -129,6 +151,23 @@ enum BuildIndex {
                     if b.count >= 1 << 20 { try emit(Data(b)); b.removeAll(keepingCapacity: true) }
                 }
             }
+            u64(manifest.tiles.count)
+            // Pyramid by pyramid (their entries are contiguous, in pyramid order).
+            let covered = pyramids.reduce(0) { $0 + $1.tiles.count } == manifest.tiles.count
+            if covered {
+                for (pi, p) in pyramids.enumerated() {
+                    if let d = copied(pi) {
+                        try emit(Data(b)); b.removeAll(keepingCapacity: true)
+                        try emit(d)
+                    } else {
+                        try entries(manifest.tiles[p.tiles])
+                    }
+                }
+            } else {
+                try entries(manifest.tiles[...])
+            }
+            u64(manifest.files.count)
+            try entries(manifest.files[...])
             u64(manifest.blank_tiles.count)
             for e in manifest.blank_tiles {
                 bytes(e.path); digest(e.key)
@@ -194,11 +233,14 @@ enum BuildIndex {
             guard let version = string(),
                   let tiles = u64(), let bytes = u64(), let blank = u64(), let warnings = u64() else { return nil }
             var lists = [[Manifest.TileEntry]]()
-            for _ in 0..<2 {
+            var offsets = [Int]()
+            for l in 0..<2 {
                 guard let n = u64(), n >= 0, n <= b.count else { return nil }
                 var list = [Manifest.TileEntry]()
                 list.reserveCapacity(n)
+                if l == 0 { offsets.reserveCapacity(n + 1) }
                 for _ in 0..<n {
+                    if l == 0 { offsets.append(o) }
                     guard let path = string(), let size = u64(), let s0 = word(), let s1 = word(), let s2 = word(), let s3 = word(),
                           o < b.count else { return nil }
                     let hasKey = b[o] == 1
@@ -207,6 +249,7 @@ enum BuildIndex {
                     if hasKey { guard let k0 = word(), let k1 = word() else { return nil }; key = Digest16(high: k0, low: k1) }
                     list.append(Manifest.TileEntry(path: path, sha256: Digest32(words: (s0, s1, s2, s3)), bytes: size, key: key))
                 }
+                if l == 0 { offsets.append(o) }
                 lists.append(list)
             }
             guard let nb = u64(), nb >= 0, nb <= b.count else { return nil }
@@ -228,6 +271,10 @@ enum BuildIndex {
             }
             var state = PreviousState(version: version, tiles: lists[0], files: lists[1], blank: blanks, pyramids: pyramids)
             state.manifestIdentity = (size, timespec(tv_sec: sec, tv_nsec: nsec))
+            if let st = store.fileStatus(fileName), st.size == data.count {
+                state.indexFile = (store.path(fileName), st.size, st.mtime)
+                state.tileOffsets = offsets
+            }
             return (fp, Counts(tiles: tiles, bytes: bytes, blank: blank, warnings: warnings), state)
         }
     }

@@ -554,6 +554,7 @@ public final class Builder {
             }
             return Manifest.TileSegment(tiles: records[pi].tiles, text: text)
         }
+        let carriedForIndex = pyramids.indices.map { carriedRecords[$0]?.tiles }
         let indexGroup = DispatchGroup()
         let manifestDone = DispatchSemaphore(value: 0)
         let indexResult = IndexResult()
@@ -564,7 +565,8 @@ public final class Builder {
             let c = BuildIndex.Counts(tiles: summary.tilesWritten, bytes: summary.bytes, blank: summary.blankSkipped, warnings: summary.warnings)
             DispatchQueue.global().async(group: indexGroup) {
                 do {
-                    try BuildIndex.write(store, fingerprint: fp, counts: c, manifest: manifest, pyramids: pyramidRecords) {
+                    try BuildIndex.write(store, fingerprint: fp, counts: c, manifest: manifest, pyramids: pyramidRecords,
+                                         copied: { pi in carriedForIndex[pi].flatMap { reusable?.tileEntryBytes($0) } }) {
                         manifestDone.wait()
                         guard indexResult.manifestOK, let st = store.fileStatus(Manifest.fileName) else { return nil }
                         return (st.size, st.mtime, indexResult.text)
