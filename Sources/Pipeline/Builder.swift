@@ -789,21 +789,34 @@ public final class Builder {
         }
     }
 
-    /// `<directory>/<z>/<x>/<y>.<ext>` of every job, in job order; made in
-    /// chunks on all workers, each path from bytes (no string interpolation).
-    func tilePaths(_ pyramids: [Pyramid], count: Int) -> [String] {
-        let chunk = 4096
-        var groups = [(pyramid: Int, plan: Int, tiles: Range<Int>)]()
+    /// One value per job, in job order (pyramid, zoom, tile), made by `body` for
+    /// runs of at most 2048 tiles of one pyramid and zoom on all workers: each
+    /// run reads its plan once, and the largest zooms spread over the workers.
+    func perJob<T>(_ pyramids: [Pyramid], count: Int, placeholder: T,
+                   _ body: (_ pyramid: Pyramid, _ plan: FloorZoomPlan, _ tiles: Range<Int>) -> [T]) -> [T] {
+        let chunk = 2048
+        var runs = [(pyramid: Int, plan: Int, tiles: Range<Int>)]()
         for (pi, p) in pyramids.enumerated() {
             for (zi, plan) in p.plans.enumerated() {
-                for s in stride(from: 0, to: plan.tiles.count, by: chunk) { groups.append((pi, zi, s..<min(s + chunk, plan.tiles.count))) }
+                for s in stride(from: 0, to: plan.tiles.count, by: chunk) { runs.append((pi, zi, s..<min(s + chunk, plan.tiles.count))) }
             }
         }
-        let made = Workers.map(groups.count, workers: options.jobs, placeholder: [String]()) { _, g in
-            let (pi, zi, range) = groups[g]
-            let p = pyramids[pi]
-            let tiles = p.plans[zi].tiles
-            let prefix = Array("\(p.directory)/\(p.plans[zi].zoom)/".utf8)
+        let made = Workers.map(runs.count, workers: options.jobs, placeholder: [T]()) { _, r in
+            let p = pyramids[runs[r].pyramid]
+            return body(p, p.plans[runs[r].plan], runs[r].tiles)
+        }
+        var out = [T]()
+        out.reserveCapacity(count)
+        for m in made { out += m }
+        precondition(out.count == count, "every tile of a planned zoom is a job")
+        return out
+    }
+
+    /// `<directory>/<z>/<x>/<y>.<ext>` of every job, in job order, each path
+    /// made from bytes (no string interpolation per tile).
+    func tilePaths(_ pyramids: [Pyramid], count: Int) -> [String] {
+        perJob(pyramids, count: count, placeholder: "") { p, plan, range in
+            let prefix = Array("\(p.directory)/\(plan.zoom)/".utf8)
             let ext = Array(".\(config.tilesets[p.tileset].fileExtension)".utf8)
             var buf = [UInt8]()
             func decimal(_ v: Int) {
@@ -815,41 +828,19 @@ public final class Builder {
             return range.map { i in
                 buf.removeAll(keepingCapacity: true)
                 buf += prefix
-                decimal(tiles[i].x); buf.append(UInt8(ascii: "/")); decimal(tiles[i].y)
+                decimal(plan.tiles[i].x); buf.append(UInt8(ascii: "/")); decimal(plan.tiles[i].y)
                 buf += ext
                 return String(decoding: buf, as: UTF8.self)
             }
         }
-        var out = [String]()
-        out.reserveCapacity(count)
-        for m in made { out += m }
-        precondition(out.count == count, "every tile of a planned zoom is a job")
-        return out
     }
 
-    /// The input key of every job, in job order. Jobs come grouped by pyramid
-    /// and zoom, so each group is one unit of work that reads its plan once.
+    /// The input key of every job, in job order.
     func inputKeys(_ jobs: [Job], _ pyramids: [Pyramid]) -> [Digest16] {
-        // Units of at most `chunk` tiles, so that the largest zooms spread over the workers.
-        let chunk = 2048
-        var groups = [(pyramid: Int, plan: Int, tiles: Range<Int>)]()
-        for (pi, p) in pyramids.enumerated() {
-            for (zi, plan) in p.plans.enumerated() {
-                for s in stride(from: 0, to: plan.tiles.count, by: chunk) { groups.append((pi, zi, s..<min(s + chunk, plan.tiles.count))) }
-            }
-        }
-        let keyed = Workers.map(groups.count, workers: options.jobs, placeholder: [Digest16]()) { _, g in
-            let (pi, zi, range) = groups[g]
-            let p = pyramids[pi]
-            let plan = p.plans[zi]
+        perJob(pyramids, count: jobs.count, placeholder: Digest16(high: 0, low: 0)) { p, plan, range in
             let header = InputKeys.headerBytes(keyHeader(p, zoom: plan.zoom))
             return range.map { InputKeys.tile(header: header, tile: plan.tiles[$0], items: p.itemKeys, indices: plan.items[$0]) }
         }
-        var out = [Digest16]()
-        out.reserveCapacity(jobs.count)
-        for k in keyed { out += k }
-        precondition(out.count == jobs.count, "every tile of a planned zoom is a job")
-        return out
     }
 
     /// Render units, flat: unit u is the jobs `members[starts[u]..<starts[u + 1]]`,
