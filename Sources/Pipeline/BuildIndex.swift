@@ -287,17 +287,9 @@ enum BuildIndex {
               !(manifestStat.mtime > indexStat.mtime),
               recordedFingerprint(store) == fingerprint,
               let (fp, counts, state) = read(store), fp == fingerprint else { return nil }
-        // One stat per file, spread over the cores in contiguous runs, each with a
-        // cursor that keeps the current folder open.
         let all = state.tiles + state.files
-        let runs = max(1, min(ProcessInfo.processInfo.activeProcessorCount, all.count))
-        let perRun = (all.count + runs - 1) / runs
-        let fresh = Workers.map(runs, workers: runs, placeholder: false) { _, r in
-            let cursor = TileStore.StatCursor(store)
-            for i in (r * perRun)..<min((r + 1) * perRun, all.count) {
-                guard let st = cursor.status(all[i].path), st.size == all[i].bytes, !(st.mtime > indexStat.mtime) else { return false }
-            }
-            return true
+        let fresh = store.withStatuses(count: all.count, workers: ProcessInfo.processInfo.activeProcessorCount, path: { all[$0].path }) { i, st in
+            st.map { $0.size == all[i].bytes && !($0.mtime > indexStat.mtime) } ?? false
         }
         return fresh.allSatisfy { $0 } ? (counts, state) : nil
     }

@@ -64,33 +64,23 @@ struct PreviousBuild {
             return PreviousBuild(state: state, intact: [Bool](repeating: false, count: state.tiles.count), touched: false)
         }
         let manifestTime = store.fileStatus(Manifest.fileName)?.mtime
-        // Each worker checks one contiguous run of entries with a cursor of its
-        // own, which then stays in one folder for long. Bit 0: intact; bit 1:
-        // touched since the manifest.
-        let runs = max(1, min(workers, state.tiles.count))
-        let perRun = (state.tiles.count + runs - 1) / runs
-        let checked = Workers.map(runs, workers: runs, placeholder: [UInt8]()) { _, r in
-            let cursor = TileStore.StatCursor(store)
-            return (r * perRun..<min((r + 1) * perRun, state.tiles.count)).map { i -> UInt8 in
-                var touched = false
-                let ok = intact(state.tiles[i], store, manifestTime, status: cursor.status, touched: &touched)
-                return (ok ? 1 : 0) | (touched ? 2 : 0)
-            }
+        // Bit 0: intact; bit 1: touched since the manifest.
+        let checked = store.withStatuses(count: state.tiles.count, workers: workers, path: { state.tiles[$0].path }) { i, st -> UInt8 in
+            var touched = false
+            let ok = intact(state.tiles[i], st, store, manifestTime, touched: &touched)
+            return (ok ? 1 : 0) | (touched ? 2 : 0)
         }
-        var intactFlags = [Bool](), touched = false
-        intactFlags.reserveCapacity(state.tiles.count)
-        for run in checked {
-            for c in run { intactFlags.append(c & 1 != 0); touched = touched || c & 2 != 0 }
-        }
+        let intactFlags = checked.map { $0 & 1 != 0 }
+        let touched = checked.contains { $0 & 2 != 0 }
         return PreviousBuild(state: state, intact: intactFlags, touched: touched)
     }
 
     /// Whether a file still holds what the manifest recorded. Files not touched
     /// since the manifest was written (and of the recorded size) are trusted;
     /// others are read and hashed. `venuetiles verify` hashes every file.
-    static func intact(_ e: Manifest.TileEntry, _ store: TileStore, _ manifestTime: timespec?,
-                       status: (String) -> (size: Int, mtime: timespec)?, touched: inout Bool) -> Bool {
-        guard let st = status(e.path), st.size == e.bytes else { return false }
+    static func intact(_ e: Manifest.TileEntry, _ status: (size: Int, mtime: timespec)?, _ store: TileStore, _ manifestTime: timespec?,
+                       touched: inout Bool) -> Bool {
+        guard let st = status, st.size == e.bytes else { return false }
         if let m = manifestTime, !(st.mtime > m) { return true }
         touched = true
         guard let d = store.read(e.path) else { return false }

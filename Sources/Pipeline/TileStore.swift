@@ -164,6 +164,21 @@ public final class TileStore {
 
     public func read(_ relative: String) -> Data? { FileManager.default.contents(atPath: path(relative)) }
 
+    /// `body(i, status of path(i))` for i in 0..<count, in index order: one stat
+    /// per file, over `workers` threads in contiguous runs, each with a
+    /// `StatCursor` of its own (paths come sorted by folder, so a run stays in
+    /// one folder for long).
+    func withStatuses<T>(count: Int, workers: Int, path: (Int) -> String,
+                         _ body: (Int, (size: Int, mtime: timespec)?) -> T) -> [T] {
+        let runs = max(1, min(workers, count))
+        let perRun = (count + runs - 1) / runs
+        let made = Workers.map(runs, workers: runs, placeholder: [T]()) { _, r in
+            let cursor = StatCursor(self)
+            return ((r * perRun)..<min((r + 1) * perRun, count)).map { body($0, cursor.status(path($0))) }
+        }
+        return made.flatMap { $0 }
+    }
+
     /// Stats files one after another with the folder of the last one kept open:
     /// tiles come sorted by folder, so most stats resolve one name instead of
     /// walking the whole path again. One per thread; `lstat` semantics, as
