@@ -113,7 +113,7 @@ public final class Builder {
         var plans: [FloorZoomPlan]
         var itemKeys: [InputKeys.ItemHash]
         var directory: String
-        /// The floor a raster pyramid draws (its plan is shared by every scale).
+        /// The floor it shows (a raster floor's plan is shared by every scale); nil: venue-wide.
         var floor: Int?
         /// Everything that decides its tiles and their keys (`InputKeys.pyramid`).
         var digest = Digest16(bytes: [])
@@ -191,10 +191,10 @@ public final class Builder {
         // carry is decided on the digests first and undone for a damaged pyramid.
         var carriedEntry = [Bool](repeating: false, count: prevList.count)
         var carriedRecords = [Int: BuildIndex.PyramidRecord]()
-        if let reusable, crashed.isEmpty {
-            let records = Dictionary(reusable.pyramids.map { ($0.directory, $0) }, uniquingKeysWith: { a, _ in a })
+        let lastRecords = Dictionary((reusable?.pyramids ?? []).map { ($0.directory, $0) }, uniquingKeysWith: { a, _ in a })
+        if reusable != nil, crashed.isEmpty {
             for pi in pyramids.indices {
-                guard let r = records[pyramids[pi].directory], r.digest == pyramids[pi].digest else { continue }
+                guard let r = lastRecords[pyramids[pi].directory], r.digest == pyramids[pi].digest else { continue }
                 pyramids[pi].carried = true
                 carriedRecords[pi] = r
                 for i in r.tiles { carriedEntry[i] = true }
@@ -237,7 +237,7 @@ public final class Builder {
             }
         }
         let prevIntact = last?.intact ?? []
-        let previousEntry = matchPrevious(jobs, paths, pyramids, jobStart, reusable, carriedEntry)
+        let previousEntry = matchPrevious(jobs, paths, pyramids, jobStart, reusable, lastRecords, carriedEntry)
         let carriedBlank = Set(carriedRecords.values.flatMap { r in r.blanks.map { reusable!.blank[$0].path } })
         let prevBlank = Dictionary((reusable?.blank ?? []).filter { !carriedBlank.contains($0.path) }.map { ($0.path, $0.key) },
                                    uniquingKeysWith: { a, _ in a })
@@ -266,13 +266,14 @@ public final class Builder {
         for c in checks where c.previous >= 0 { matched[Int(c.previous)] = true }
         let toRender = jobs.indices.filter { decisions[$0] == .render }
         clock.lap("diff", into: &summary)
-        // Tiles (and blank tiles) per pyramid and zoom of the pyramids carried over.
-        var carriedPerZoom = [Int: [Int]]()
+        // Tiles, and tiles with blank ones, per pyramid and zoom of the pyramids carried over.
+        var carriedTilesPerZoom = [Int: [Int]](), carriedPerZoom = [Int: [Int]]()
         for (pi, r) in carriedRecords {
             var z = [Int](repeating: 0, count: zooms.count)
             let dirLength = pyramids[pi].directory.utf8.count
-            for i in r.tiles { z[zoomIndex(prevList[i].path, after: dirLength)] += 1 }
-            for i in r.blanks { z[zoomIndex(reusable!.blank[i].path, after: dirLength)] += 1 }
+            for i in r.tiles { z[zoomIndex(prevList[i].path, dirLength)] += 1 }
+            carriedTilesPerZoom[pi] = z
+            for i in r.blanks { z[zoomIndex(reusable!.blank[i].path, dirLength)] += 1 }
             carriedPerZoom[pi] = z
         }
         let carriedCount = carriedPerZoom.values.reduce(0) { $0 + $1.reduce(0, +) }
@@ -433,8 +434,7 @@ public final class Builder {
             counts[pi] = r.tiles.count
             bytes[pi] = prevList[r.tiles].reduce(0) { $0 + $1.bytes }
             blankCounts[pi] = r.blanks.count
-            let dirLength = pyramids[pi].directory.utf8.count
-            for i in r.tiles { perZoom[pi][zoomIndex(prevList[i].path, after: dirLength)] += 1 }
+            perZoom[pi] = carriedTilesPerZoom[pi]!
         }
 
         // TileJSON next to every pyramid that has tiles.
@@ -620,39 +620,36 @@ public final class Builder {
                                                 directory: "\(v.sourceID)/\(f.id)/\(ts.directoryName)", floor: fi))
                     }
                 case .mvt:
-                    let sets = vectors[vi].floors.enumerated().map { (v.floors[$0.offset].id, $0.element) } + [("all", vectors[vi].all)]
-                    for (name, items) in sets {
+                    let sets = vectors[vi].floors.enumerated().map { (v.floors[$0.offset].id, $0.element, Optional($0.offset)) }
+                        + [("all", vectors[vi].all, nil)]
+                    for (name, items, floor) in sets {
                         pyramids.append(Pyramid(venue: vi, name: name, tileset: ti, content: .vector(items, vectors[vi].table), plans: [],
-                                                itemKeys: [], directory: "\(v.sourceID)/\(name)/\(ts.directoryName)"))
+                                                itemKeys: [], directory: "\(v.sourceID)/\(name)/\(ts.directoryName)", floor: floor))
                     }
                 }
             }
         }
-        // Item hashes: a floor's raster items once for all scales, each vector pyramid's own.
-        let floors = wantsRaster ? venues.indices.flatMap { vi in venues[vi].floors.indices.map { (vi, $0) } } : []
-        let floorKeys = Workers.map(floors.count, workers: options.jobs, placeholder: [InputKeys.ItemHash]()) { _, i in
-            venues[floors[i].0].floors[floors[i].1].items.map(InputKeys.raster)
+        // Item hashes once per floor: a floor's raster items serve every scale, its
+        // vector items its own pyramid and the venue-wide one (which has the same items).
+        func perFloor(_ floorCounts: [Int], _ hash: (Int, Int) -> [InputKeys.ItemHash]) -> [[[InputKeys.ItemHash]]] {
+            let refs = floorCounts.indices.flatMap { vi in (0..<floorCounts[vi]).map { (vi, $0) } }
+            let flat = Workers.map(refs.count, workers: options.jobs, placeholder: [InputKeys.ItemHash]()) { _, i in hash(refs[i].0, refs[i].1) }
+            var out = floorCounts.map { _ in [[InputKeys.ItemHash]]() }
+            for (i, r) in refs.enumerated() { out[r.0].append(flat[i]) }
+            return out
         }
-        var floorKeyIndex = [String: Int]()
-        for (i, f) in floors.enumerated() { floorKeyIndex["\(f.0)/\(f.1)"] = i }
-        // Vector items once per floor; the venue-wide pyramid has the same items.
-        let vectorFloors = vectors.indices.flatMap { vi in vectors[vi].floors.indices.map { (vi, $0) } }
-        let vectorFloorKeys = Workers.map(vectorFloors.count, workers: options.jobs, placeholder: [InputKeys.ItemHash]()) { _, i in
-            vectors[vectorFloors[i].0].floors[vectorFloors[i].1].map(InputKeys.vector)
-        }
-        var vectorKeys = [[[InputKeys.ItemHash]]](repeating: [], count: vectors.count)
-        for (i, f) in vectorFloors.enumerated() { vectorKeys[f.0].append(vectorFloorKeys[i]) }
+        let rasterKeys = perFloor(wantsRaster ? venues.map(\.floors.count) : []) { venues[$0].floors[$1].items.map(InputKeys.raster) }
+        let vectorKeys = perFloor(vectors.map(\.floors.count)) { vectors[$0].floors[$1].map(InputKeys.vector) }
         let allKeys = vectors.indices.map { vi in vectors[vi].allSource.map { vectorKeys[vi][$0.floor][$0.index] } }
         let digested = Workers.map(pyramids.count, workers: options.jobs, placeholder: (Digest16(high: 0, low: 0), [InputKeys.ItemHash]())) { _, pi in
             let p = pyramids[pi]
             let headers = zooms.map { keyHeader(p, zoom: $0) }
             switch p.content {
             case .raster:
-                let fi = p.floor!
-                let keys = floorKeys[floorKeyIndex["\(p.venue)/\(fi)"]!]
-                return (InputKeys.pyramid(directory: p.directory, headers: headers, zooms: zooms, items: keys, floor: venues[p.venue].floors[fi]), keys)
+                let keys = rasterKeys[p.venue][p.floor!]
+                return (InputKeys.pyramid(directory: p.directory, headers: headers, zooms: zooms, items: keys, floor: venues[p.venue].floors[p.floor!]), keys)
             case .vector:
-                let keys = p.name == "all" ? allKeys[p.venue] : vectorKeys[p.venue][venues[p.venue].floors.firstIndex { $0.id == p.name }!]
+                let keys = p.floor.map { vectorKeys[p.venue][$0] } ?? allKeys[p.venue]
                 return (InputKeys.pyramid(directory: p.directory, headers: headers, zooms: zooms, items: keys, floor: nil), keys)
             }
         }
@@ -668,19 +665,20 @@ public final class Builder {
         enum Unit { case raster(venue: Int, floor: Int, zoom: Int), vector(pyramid: Int, zoom: Int) }
         var units = [Unit]()
         // A floor's raster plan (shared by every scale) and each vector pyramid: one unit per zoom.
-        var firstUnit = [String: Int]()
+        struct FloorRef: Hashable { var venue: Int; var floor: Int }
+        var firstRasterUnit = [FloorRef: Int](), firstVectorUnit = [Int: Int]()
         // Pyramids neither carried over nor planned yet (a carried pyramid found
         // damaged is planned on a second call).
         for (pi, p) in pyramids.enumerated() where !p.carried && p.plans.isEmpty {
             switch p.content {
             case .raster:
-                let k = "\(p.venue)/\(p.floor!)"
-                if firstUnit[k] == nil {
-                    firstUnit[k] = units.count
+                let k = FloorRef(venue: p.venue, floor: p.floor!)
+                if firstRasterUnit[k] == nil {
+                    firstRasterUnit[k] = units.count
                     for z in zooms { units.append(.raster(venue: p.venue, floor: p.floor!, zoom: z)) }
                 }
             case .vector:
-                firstUnit["\(pi)"] = units.count
+                firstVectorUnit[pi] = units.count
                 for z in zooms { units.append(.vector(pyramid: pi, zoom: z)) }
             }
         }
@@ -701,14 +699,14 @@ public final class Builder {
             case .raster:
                 let p = pyramids[pi]
                 let floor = venues[p.venue].floors[p.floor!]
-                let first = firstUnit["\(p.venue)/\(p.floor!)"]!
+                let first = firstRasterUnit[FloorRef(venue: p.venue, floor: p.floor!)]!
                 // The floor's items, then the labels placed at each zoom.
                 let r = Plan.combine(floor: floor, Array(results[first..<(first + zooms.count)]))
                 pyramids[pi].itemKeys += r.items[floor.items.count...].map(InputKeys.raster)
                 pyramids[pi].content = .raster(r.items)
                 pyramids[pi].plans = r.plans
             case .vector:
-                let first = firstUnit["\(pi)"]!
+                let first = firstVectorUnit[pi]!
                 pyramids[pi].plans = results[first..<(first + zooms.count)].map(\.plan)
             }
         }
@@ -719,10 +717,9 @@ public final class Builder {
     /// are in tile order), without hashing paths; entries of other pyramids
     /// (no index: the last build read from manifest.json) go through a dictionary.
     func matchPrevious(_ jobs: [Job], _ paths: [String], _ pyramids: [Pyramid], _ jobStart: [Int],
-                       _ previous: BuildIndex.PreviousState?, _ carried: [Bool]) -> [Int32] {
+                       _ previous: BuildIndex.PreviousState?, _ records: [String: BuildIndex.PyramidRecord], _ carried: [Bool]) -> [Int32] {
         var out = [Int32](repeating: -1, count: jobs.count)
         guard let previous, !previous.tiles.isEmpty else { return out }
-        let records = Dictionary(previous.pyramids.map { ($0.directory, $0) }, uniquingKeysWith: { a, _ in a })
         var merged = [Bool](repeating: false, count: pyramids.count)
         var inMergedRange = [Bool](repeating: false, count: previous.tiles.count)
         for (pi, p) in pyramids.enumerated() where !p.carried {
@@ -748,6 +745,12 @@ public final class Builder {
         return out
     }
 
+    /// The zoom of a carried tile path, as an index into the zooms (the index
+    /// recorded it under its pyramid's directory).
+    func zoomIndex(_ path: String, _ directoryLength: Int) -> Int {
+        tileOf(path, after: directoryLength)!.z - config.minZoom
+    }
+
     /// The tile of a path `<directory>/<z>/<x>/<y>.<ext>`; nil when it is not one.
     func tileOf(_ path: String, after directoryLength: Int) -> TileID? {
         var parts = (0, 0, 0), k = 0, digits = 0
@@ -763,16 +766,6 @@ public final class Builder {
             }
         }
         return k == 2 && digits > 0 ? TileID(z: parts.0, x: parts.1, y: parts.2) : nil
-    }
-
-    /// The zoom of a tile path `<directory>/<z>/<x>/<y>.<ext>`, as an index into the zooms.
-    func zoomIndex(_ path: String, after directoryLength: Int) -> Int {
-        var z = 0
-        for c in path.utf8.dropFirst(directoryLength + 1) {
-            guard c != UInt8(ascii: "/") else { break }
-            z = z * 10 + Int(c) - 48
-        }
-        return z - config.minZoom
     }
 
     /// Everything that decides a tile's bytes besides its items, as text.

@@ -201,15 +201,8 @@ public enum MVTEncoder {
 
     @inline(__always) static func command(_ id: UInt32, _ count: Int) -> UInt32 { (id & 7) | (UInt32(count) << 3) }
 
-    /// The command integers of a geometry; the cursor carries across parts and rings.
-    static func geometry(_ g: MVTGeometry) -> (UInt64, [UInt32]) {
-        var out = [UInt32]()
-        let type = commands(g, into: &out)
-        return (type, out)
-    }
-
     /// Writes the command integers of a geometry into `out` (emptied first) and
-    /// returns its GeomType.
+    /// returns its GeomType; the cursor carries across parts and rings.
     static func commands(_ g: MVTGeometry, into out: inout [UInt32]) -> UInt64 {
         out.removeAll(keepingCapacity: true)
         var cx: Int32 = 0, cy: Int32 = 0
