@@ -19,6 +19,7 @@ let package = Package(
         .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
+        .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
 
         // Value types of the normalized venue model. No I/O.
         .target(name: "VenueModel"),
@@ -36,7 +37,7 @@ let package = Package(
             .embedInCode("Resources/sprite@2x.json"), .embedInCode("Resources/sprite@2x.png"),
         ]),
         // Cairo raster renderer and PNG encoding.
-        .target(name: "Rendering", dependencies: ["VenueModel", "TileGeometry", "Styling", "CCairo", "CDeflate"]),
+        .target(name: "Rendering", dependencies: ["VenueModel", "TileGeometry", "Styling", "CCairo", "CDeflate", "CXXHash"]),
         // Config, floors, plan, render stage, tile store, manifest.
         .target(name: "Pipeline", dependencies: [
             "VenueModel", "VenueFormats", "TileGeometry", "Styling", "Rendering", "CZlib",

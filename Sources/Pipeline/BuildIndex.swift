@@ -75,7 +75,7 @@ enum BuildIndex {
                 let names = (FileManager.default.enumerator(atPath: s.path)?.allObjects as? [String] ?? []).sorted()
                 for n in names {
                     var sub: ObjCBool = false
-                    FileManager.default.fileExists(atPath: s.path + "/" + n, isDirectory: &sub)
+                    _ = FileManager.default.fileExists(atPath: s.path + "/" + n, isDirectory: &sub)
                     if !sub.boolValue { add("source \(s.id) \(n)", try file(s.path + "/" + n)) }
                 }
             } else {

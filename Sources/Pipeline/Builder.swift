@@ -327,9 +327,10 @@ public final class Builder {
         // Render and store.
         let workers = options.jobs
         var renderers = [[Int: TileRenderer]](repeating: [:], count: workers)
+        let encodings = EncodedImageCache()
         for w in 0..<workers {
             for ts in config.tilesets where ts.format == .png && renderers[w][ts.scale] == nil {
-                renderers[w][ts.scale] = try TileRenderer(scale: ts.scale, sprite: ts.scale >= 2 ? sprites.two : sprites.one)
+                renderers[w][ts.scale] = try TileRenderer(scale: ts.scale, sprite: ts.scale >= 2 ? sprites.two : sprites.one, encodings: encodings)
             }
         }
         // Each worker's own scratch space for vector tiles.

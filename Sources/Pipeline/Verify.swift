@@ -31,7 +31,7 @@ public enum Verify {
         if let walker = FileManager.default.enumerator(atPath: output) {
             for case let rel as String in walker {
                 var isDir: ObjCBool = false
-                FileManager.default.fileExists(atPath: root + rel, isDirectory: &isDir)
+                _ = FileManager.default.fileExists(atPath: root + rel, isDirectory: &isDir)
                 if !isDir.boolValue && !expected.contains(rel) { report.unexpected.append(rel) }
             }
         }

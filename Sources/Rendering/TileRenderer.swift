@@ -82,6 +82,8 @@ public final class TileRenderer {
     /// Metatile canvases by tiles per side, made on first use.
     private var blocks = [Int: Canvas]()
     private let encoder = PNGEncoder()
+    private let encodings: EncodedImageCache?
+    private let hasher = EncodedImageCache.ImageHasher()
     /// Encoded solid-colour tiles by pixel value: at z22–23 most tiles lie wholly
     /// inside one room and are the same image, encoded once per worker.
     private var solid = [UInt32: Data]()
@@ -98,8 +100,10 @@ public final class TileRenderer {
     private let atlas: SpriteAtlas?
 
     /// `sprite`: icons and fill patterns (without one, icons and patterns are not drawn).
-    public init(scale: Int, sprite: Sprite? = nil) throws {
+    /// `encodings`: PNG files shared with the other workers of the build.
+    public init(scale: Int, sprite: Sprite? = nil, encodings: EncodedImageCache? = nil) throws {
         precondition(scale >= 1 && scale <= 4, "scale \(scale) out of range 1...4")
+        self.encodings = encodings
         self.scale = scale
         tileSize = 256 * scale
         tile = try Canvas(size: tileSize)
@@ -163,7 +167,12 @@ public final class TileRenderer {
             solid[only] = d
             return .png(d)
         }
-        return .png(try encoder.encode(pixels: px, width: size, height: size, stride: rowWords * 4))
+        guard let encodings else { return .png(try encoder.encode(pixels: px, width: size, height: size, stride: rowWords * 4)) }
+        let key = hasher.key(px, width: size, height: size, rowWords: rowWords)
+        if let d = encodings.file(for: key) { return .png(d) }
+        let d = try encoder.encode(pixels: px, width: size, height: size, stride: rowWords * 4)
+        encodings.insert(d, for: key)
+        return .png(d)
     }
 
     /// The pixel value when every pixel has it, else nil.

@@ -142,4 +142,48 @@ final class TileRendererTests: XCTestCase {
             XCTAssertEqual(alone[0], whole[k], "tile \(t) rendered alone in its block")
         }
     }
+
+    /// Tiles with the same pixels share one encoding across renderers (the
+    /// build's workers), and the shared cache changes no tile's bytes: a wall
+    /// crossing a row of tiles at the same offset, plus one tile that differs.
+    func testRepeatedTilesAreEncodedOnceAndKeepTheirBytes() throws {
+        let span = 4
+        let origin = TileID(z: 20, x: tile.x / span * span, y: tile.y / span * span)
+        let frame = (0..<span).flatMap { dx in (0..<span).map { dy in TileID(z: 20, x: origin.x + dx, y: origin.y + dy) } }
+        let b = origin.bounds
+        let k = (b.maxX - b.minX) / 256
+        func m(_ x: Double, _ y: Double) -> MercatorPoint { MercatorPoint(x: b.minX + x * k, y: b.maxY - y * k) }
+        // A horizontal band 100–140 px into every tile of the top row, and a
+        // square in the block's last tile only.
+        let band = [m(-10, 100), m(1034, 100), m(1034, 140), m(-10, 140), m(-10, 100)]
+        let square = [m(800, 800), m(900, 800), m(900, 900), m(800, 900), m(800, 800)]
+        let items = [DrawItem(geometry: .polygons([[band]]), paint: Paint(fill: room, outline: edge)),
+                     DrawItem(geometry: .polygons([[square]]), paint: Paint(fill: edge))]
+        let cache = EncodedImageCache()
+        let shared = try [TileRenderer(scale: 1, encodings: cache), TileRenderer(scale: 1, encodings: cache)]
+        let plain = try TileRenderer(scale: 1)
+        let expected = try plain.render(metatile: origin, span: span, tiles: frame, frame: frame, items: items, indices: [0, 1])
+        for (k, t) in frame.enumerated() {
+            let got = try shared[k % 2].render(metatile: origin, span: span, tiles: [t], frame: frame, items: items, indices: [0, 1])
+            XCTAssertEqual(got[0], expected[k], "tile \(t) with the shared cache")
+        }
+        // Top row: 4 tiles, one content, encoded once; the others are solid or the square.
+        XCTAssertEqual(cache.hits, span - 1)
+    }
+
+    func testImageKeysFollowThePixelsNotTheirPlace() {
+        let hasher = EncodedImageCache.ImageHasher()
+        // Two 4×4 images in an 8-word-wide buffer, side by side, equal; then one pixel changed.
+        var px = [UInt32](repeating: 0xFF11_2233, count: 8 * 4)
+        px.withUnsafeBufferPointer { p in
+            let left = hasher.key(p, width: 4, height: 4, rowWords: 8)
+            let right = hasher.key(UnsafeBufferPointer(rebasing: p[4...]), width: 4, height: 4, rowWords: 8)
+            XCTAssertEqual(left, right)
+            XCTAssertNotEqual(left, hasher.key(p, width: 2, height: 8, rowWords: 4), "same words, another size")
+        }
+        let before = px.withUnsafeBufferPointer { hasher.key($0, width: 4, height: 4, rowWords: 8) }
+        px[8 * 3 + 3] = 0xFF11_2234
+        let after = px.withUnsafeBufferPointer { hasher.key($0, width: 4, height: 4, rowWords: 8) }
+        XCTAssertNotEqual(before, after)
+    }
 }
