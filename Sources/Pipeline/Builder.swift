@@ -149,7 +149,7 @@ public final class Builder {
 
         // The last build's files are checked on a thread of their own meanwhile.
         let store = TileStore(root: outputDir)
-        let pending = PreviousBuild.Pending(store: store, checkFiles: !options.force, workers: options.jobs)
+        let pending = PreviousBuild.Pending(store: store, checkFiles: !options.force)
 
         // Load: everything is read and checked before the output folder is touched.
         let style = try Load.style(config.style)

@@ -1,6 +1,7 @@
 import Crypto
 import Dispatch
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,20 +24,26 @@ struct PreviousBuild {
     /// Reads and checks on a background thread, in two steps: the state (fast:
     /// the binary index) for the pyramid digests that decide what to plan, then
     /// the file checks, which the diff waits for while planning goes on.
+    ///
+    /// The checks run on this one thread while loading and preparing use the
+    /// other cores (a second stat thread took half of the main thread's core
+    /// and finished no sooner). The thread that asks for the result before they
+    /// are done takes a share of the remaining files instead of waiting.
     final class Pending: @unchecked Sendable {
-        private let stateRead = DispatchGroup(), checked = DispatchGroup()
-        // Each written once on the background thread, read after its group's wait().
+        private let stateRead = DispatchGroup()
+        // Written once on the background thread, read after stateRead.wait().
         private var stateValue: BuildIndex.PreviousState?
-        private var value: PreviousBuild?
+        private var check: FileCheck?
 
-        init(store: TileStore, checkFiles: Bool, workers: Int) {
-            stateRead.enter(); checked.enter()
+        init(store: TileStore, checkFiles: Bool) {
+            stateRead.enter()
             DispatchQueue.global().async { [self] in
                 let state = PreviousBuild.readState(store)
                 stateValue = state
+                let check = state.map { FileCheck($0, store, checkFiles: checkFiles) }
+                self.check = check
                 stateRead.leave()
-                value = state.map { PreviousBuild.check($0, store, checkFiles: checkFiles, workers: workers) }
-                checked.leave()
+                check?.work()
             }
         }
 
@@ -46,8 +53,65 @@ struct PreviousBuild {
         }
 
         func result() -> PreviousBuild? {
-            checked.wait()
-            return value
+            stateRead.wait()
+            guard let check, let state = stateValue else { return nil }
+            check.work()
+            check.wait()
+            return check.result(state)
+        }
+    }
+
+    /// One stat per file (and a hash of the files touched since the manifest),
+    /// in chunks that any thread calling `work()` claims in turn.
+    final class FileCheck: @unchecked Sendable {
+        private let state: BuildIndex.PreviousState
+        private let store: TileStore
+        private let manifestTime: timespec?
+        private let checkFiles: Bool
+        /// Bit 0: intact; bit 1: touched since the manifest. Each chunk's bytes
+        /// are written by the one thread that claimed it.
+        private let flags: UnsafeMutableBufferPointer<UInt8>
+        private let chunk = 4096
+        private let chunks: Int
+        private let next = Atomic<Int>(0), done = Atomic<Int>(0)
+        private let finished = DispatchSemaphore(value: 0)
+
+        init(_ state: BuildIndex.PreviousState, _ store: TileStore, checkFiles: Bool) {
+            self.state = state
+            self.store = store
+            self.checkFiles = checkFiles && state.version == Generator.version
+            manifestTime = self.checkFiles ? store.fileStatus(Manifest.fileName)?.mtime : nil
+            flags = .allocate(capacity: state.tiles.count)
+            flags.initialize(repeating: 0)
+            chunks = self.checkFiles ? (state.tiles.count + chunk - 1) / chunk : 0
+        }
+
+        deinit { flags.deallocate() }
+
+        /// Checks chunks until none is left unclaimed.
+        func work() {
+            let cursor = TileStore.StatCursor(store)
+            while true {
+                let c = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard c < chunks else { return }
+                for i in (c * chunk)..<min((c + 1) * chunk, state.tiles.count) {
+                    var touched = false
+                    let ok = PreviousBuild.intact(state.tiles[i], cursor.status(state.tiles[i].path), store, manifestTime, touched: &touched)
+                    flags[i] = (ok ? 1 : 0) | (touched ? 2 : 0)
+                }
+                if done.wrappingAdd(1, ordering: .releasing).newValue == chunks { finished.signal() }
+            }
+        }
+
+        /// Returns once every chunk is checked (by whichever thread). One caller.
+        func wait() {
+            if chunks > 0 { finished.wait() }
+            _ = done.load(ordering: .acquiring)
+        }
+
+        /// All false when the files were not checked (`--force`, another version).
+        func result(_ state: BuildIndex.PreviousState) -> PreviousBuild {
+            PreviousBuild(state: state, intact: flags.map { $0 & 1 != 0 }, touched: flags.contains { $0 & 2 != 0 })
         }
     }
 
@@ -56,23 +120,6 @@ struct PreviousBuild {
     static func readState(_ store: TileStore) -> BuildIndex.PreviousState? {
         if let s = BuildIndex.read(store)?.state { return s }
         return Manifest.load(from: store.root).map(BuildIndex.PreviousState.init)
-    }
-
-    /// One stat per file (and a hash of the files touched since the manifest).
-    static func check(_ state: BuildIndex.PreviousState, _ store: TileStore, checkFiles: Bool, workers: Int) -> PreviousBuild {
-        guard checkFiles, state.version == Generator.version else {
-            return PreviousBuild(state: state, intact: [Bool](repeating: false, count: state.tiles.count), touched: false)
-        }
-        let manifestTime = store.fileStatus(Manifest.fileName)?.mtime
-        // Bit 0: intact; bit 1: touched since the manifest.
-        let checked = store.withStatuses(count: state.tiles.count, workers: workers, path: { state.tiles[$0].path }) { i, st -> UInt8 in
-            var touched = false
-            let ok = intact(state.tiles[i], st, store, manifestTime, touched: &touched)
-            return (ok ? 1 : 0) | (touched ? 2 : 0)
-        }
-        let intactFlags = checked.map { $0 & 1 != 0 }
-        let touched = checked.contains { $0 & 2 != 0 }
-        return PreviousBuild(state: state, intact: intactFlags, touched: touched)
     }
 
     /// Whether a file still holds what the manifest recorded. Files not touched

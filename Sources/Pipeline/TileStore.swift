@@ -185,25 +185,37 @@ public final class TileStore {
     /// `fileStatus(_:)`.
     final class StatCursor {
         private let store: TileStore
-        private var folder: Substring = ""
+        private var folder = [UInt8]()
         private var fd: Int32 = -1
+        /// The file name, NUL-terminated for fstatat (reused: no allocation per file).
+        private var name = [CChar](repeating: 0, count: 256)
 
         init(_ store: TileStore) { self.store = store }
         deinit { if fd >= 0 { close(fd) } }
 
         func status(_ relative: String) -> (size: Int, mtime: timespec)? {
-            guard let slash = relative.lastIndex(of: "/") else { return store.fileStatus(relative) }
-            let dir = relative[..<slash]
-            if fd < 0 || dir != folder {
-                if fd >= 0 { close(fd) }
-                folder = dir
-                fd = open(store.path(String(dir)), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            // Bytes, not Characters: this runs once per file of the output.
+            var relative = relative
+            return relative.withUTF8 { u -> (size: Int, mtime: timespec)? in
+                guard let slash = u.lastIndex(of: UInt8(ascii: "/")) else { return store.fileStatus(String(decoding: u, as: UTF8.self)) }
+                let dir = UnsafeBufferPointer(rebasing: u[..<slash])
+                if fd < 0 || !folder.elementsEqual(dir) {
+                    if fd >= 0 { close(fd) }
+                    folder = Array(dir)
+                    fd = open(store.path(String(decoding: dir, as: UTF8.self)), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                }
+                // No folder: no file in it.
+                guard fd >= 0 else { return nil }
+                let n = u.count - slash - 1
+                if name.count <= n { name = [CChar](repeating: 0, count: n + 1) }
+                name.withUnsafeMutableBufferPointer { b in
+                    UnsafeMutableRawPointer(b.baseAddress!).copyMemory(from: u.baseAddress! + slash + 1, byteCount: n)
+                    b[n] = 0
+                }
+                var st = Glibc.stat()
+                guard fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+                return (Int(st.st_size), st.st_mtim)
             }
-            // No folder: no file in it.
-            guard fd >= 0 else { return nil }
-            var st = Glibc.stat()
-            guard fstatat(fd, String(relative[relative.index(after: slash)...]), &st, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
-            return (Int(st.st_size), st.st_mtim)
         }
     }
 }
