@@ -147,6 +147,8 @@ public final class Builder {
             return summary
         }
 
+        // What the last builds set aside is deleted meanwhile (see Trash).
+        if !options.dryRun { Trash.emptyEarlier(root: outputDir) }
         // The last build's files are checked on a thread of their own meanwhile.
         let store = TileStore(root: outputDir)
         let pending = PreviousBuild.Pending(store: store, checkFiles: !options.force)
@@ -310,6 +312,10 @@ public final class Builder {
         // what this build may write so that a killed build is finished by the next one.
         try store.lock()
         defer { store.unlock() }
+        // A small incremental build sets the files it replaces or removes aside,
+        // for the next build to delete off the critical path (see Trash). A large
+        // one frees them as it goes: its trash would outlast several builds.
+        if reusable != nil && toRender.count + stale.count <= Trash.maxFiles { store.trash = try Trash(root: outputDir) }
         if !crashed.isEmpty {
             log("notice: the previous build into \(outputDir) did not finish; cleaning up after it")
             for p in crashed { store.removeTemporary(p) }

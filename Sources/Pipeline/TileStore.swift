@@ -34,7 +34,14 @@ public final class TileStore {
     /// if it is there at the start of a build, the last one did not finish.
     public static let intentName = ".venuetiles.intent"
 
-    public init(root: String) { self.root = root }
+    /// Where replaced and removed files go instead of being freed (incremental
+    /// builds; see `Trash`). Nil: they are freed at once. Set before writing.
+    public var trash: Trash?
+
+    public init(root: String, trash: Trash? = nil) {
+        self.root = root
+        self.trash = trash
+    }
 
     deinit { unlock() }
 
@@ -78,6 +85,7 @@ public final class TileStore {
         let (dir, tmp) = temporaryPath(full)
         try makeDirectory(dir)
         try fill(tmp)
+        trash?.keep(full)
         if rename(tmp, full) != 0 {
             let reason = String(cString: strerror(errno))
             unlink(tmp)
@@ -141,7 +149,7 @@ public final class TileStore {
     /// above it that became empty, up to the root.
     public func remove(_ relative: String) {
         let full = path(relative)
-        unlink(full)
+        if !(trash?.take(full) ?? false) { unlink(full) }
         var dir = (full as NSString).deletingLastPathComponent
         while dir.count > root.count && dir.hasPrefix(root) {
             if rmdir(dir) != 0 { break }
