@@ -536,8 +536,6 @@ public final class Builder {
                                 venues: venueEntries(venues, loaded, pyramids, zooms, counts, bytes, blankCounts, perZoom, tilejsonPaths, meshEntries),
                                 tiles: tileList, files: files, blank_tiles: blankList)
         tileList = []
-        // Unchanged (a no-op build): leave the file, and its mtime, alone.
-        let manifestWritten = changedFiles > 0 || summary.deleted > 0 || !crashed.isEmpty || Manifest.load(from: outputDir) != manifest
         summary.tilesWritten = counts.reduce(0, +)
         summary.bytes = bytes.reduce(0, +)
         summary.blankSkipped = blankCounts.reduce(0, +)
@@ -562,9 +560,20 @@ public final class Builder {
             return Manifest.TileSegment(tiles: records[pi].tiles, text: text)
         }
         let carriedForIndex = pyramids.indices.map { carriedRecords[$0]?.tiles }
+        let indexResult = IndexResult()
+        // No file changed: the manifest may still (input keys, venue entries). It
+        // is made in a temporary file and compared with the one in place, which
+        // stays, mtime and all, when equal: parsing the old one to compare took
+        // longer than the rest of such a build.
+        var manifestWritten = changedFiles > 0 || summary.deleted > 0 || !crashed.isEmpty
+        let manifestDecided = !manifestWritten
+        if manifestDecided {
+            manifestWritten = try withExtendedLifetime(oldManifest) {
+                try store.writeStreamIfChanged(Manifest.fileName) { indexResult.text = try manifest.write(workers: options.jobs, segments: segments, $0) }
+            }
+        }
         let indexGroup = DispatchGroup()
         let manifestDone = DispatchSemaphore(value: 0)
-        let indexResult = IndexResult()
         let writesIndex = fingerprint.map { fp in
             changedFiles > 0 || summary.deleted > 0 || manifestWritten || touchedSinceManifest || BuildIndex.recordedFingerprint(store) != fp
         } ?? false
@@ -585,7 +594,9 @@ public final class Builder {
         }
         do {
             try withExtendedLifetime(oldManifest) {
-                if manifestWritten {
+                if manifestDecided {
+                    // Written (or found equal) above.
+                } else if manifestWritten {
                     try store.writeStream(Manifest.fileName) { indexResult.text = try manifest.write(workers: options.jobs, segments: segments, $0) }
                 } else if writesIndex {
                     // The same manifest is there: where its lines are, without writing it.

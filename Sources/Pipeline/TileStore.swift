@@ -79,12 +79,14 @@ public final class TileStore {
         return (dir, dir + "/." + full[full.index(after: slash)...] + ".tmp")
     }
 
-    /// Creates the folder, lets `fill` write the temporary file, then renames it into place.
-    private func atomically(_ relative: String, _ fill: (String) throws -> Void) throws {
+    /// Creates the folder, lets `fill` write the temporary file, then renames it
+    /// into place, unless `keepOld` finds the file in place equal to it.
+    private func atomically(_ relative: String, keepOld: ((String, String) -> Bool)? = nil, _ fill: (String) throws -> Void) throws {
         let full = path(relative)
         let (dir, tmp) = temporaryPath(full)
         try makeDirectory(dir)
         try fill(tmp)
+        if let keepOld, keepOld(tmp, full) { unlink(tmp); return }
         trash?.keep(full)
         if rename(tmp, full) != 0 {
             let reason = String(cString: strerror(errno))
@@ -114,17 +116,34 @@ public final class TileStore {
 
     /// Writes a file produced in pieces, atomically like `write`.
     public func writeStream(_ relative: String, _ produce: ((Data) throws -> Void) throws -> Void) throws {
-        try atomically(relative) { tmp in
-            guard FileManager.default.createFile(atPath: tmp, contents: nil), let h = FileHandle(forWritingAtPath: tmp) else {
-                throw StoreError(operation: "create", path: tmp, reason: String(cString: strerror(errno)))
-            }
-            do {
-                try produce { try h.write(contentsOf: $0) }
-                try h.close()
-            } catch {
-                try? h.close(); unlink(tmp)
-                throw StoreError(operation: "write", path: tmp, reason: "\(error)")
-            }
+        try atomically(relative) { try stream(to: $0, produce) }
+    }
+
+    /// `writeStream`, except that when the file in place already holds exactly
+    /// these bytes it is left alone (its mtime too); returns whether it wrote.
+    /// For large files whose bytes are cheaper to produce than to predict.
+    @discardableResult
+    public func writeStreamIfChanged(_ relative: String, _ produce: ((Data) throws -> Void) throws -> Void) throws -> Bool {
+        var wrote = true
+        try atomically(relative, keepOld: { tmp, full in
+            guard let new = MappedFile(path: tmp), let old = MappedFile(path: full), new.size == old.size,
+                  memcmp(new.bytes.baseAddress!, old.bytes.baseAddress!, new.size) == 0 else { return false }
+            wrote = false
+            return true
+        }) { try stream(to: $0, produce) }
+        return wrote
+    }
+
+    private func stream(to tmp: String, _ produce: ((Data) throws -> Void) throws -> Void) throws {
+        guard FileManager.default.createFile(atPath: tmp, contents: nil), let h = FileHandle(forWritingAtPath: tmp) else {
+            throw StoreError(operation: "create", path: tmp, reason: String(cString: strerror(errno)))
+        }
+        do {
+            try produce { try h.write(contentsOf: $0) }
+            try h.close()
+        } catch {
+            try? h.close(); unlink(tmp)
+            throw StoreError(operation: "write", path: tmp, reason: "\(error)")
         }
     }
 

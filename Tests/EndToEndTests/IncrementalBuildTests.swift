@@ -295,6 +295,30 @@ final class IncrementalBuildTests: XCTestCase {
         XCTAssertTrue(gone, "the first build's trash is deleted by later builds")
     }
 
+    /// An input edit that no tile reads (a property nothing draws or encodes)
+    /// renders nothing and leaves manifest.json as it was, inode and mtime.
+    func testEditNoTileReadsLeavesTheManifestInPlace() throws {
+        try build()
+        let manifestPath = out.appendingPathComponent("manifest.json").path
+        var before = stat()
+        XCTAssertEqual(lstat(manifestPath, &before), 0)
+        try editFeatures("unit.geojson") { feats in
+            var p = feats[0]["properties"] as! [String: Any]
+            p["x_note"] = "not drawn"
+            feats[0]["properties"] = p
+        }
+        XCTAssertEqual(try build().rendered, 0)
+        var after = stat()
+        XCTAssertEqual(lstat(manifestPath, &after), 0)
+        XCTAssertEqual(after.st_ino, before.st_ino)
+        XCTAssertEqual(after.st_mtim.tv_sec, before.st_mtim.tv_sec)
+        XCTAssertEqual(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec)
+        try assertEqualToCleanBuild()
+        // And the next build with no change stops before parsing.
+        let r = try CLI.run(["build", "--config", config.path])
+        XCTAssertTrue(r.stderr.contains("nothing to do"), r.stderr)
+    }
+
     func testUnchangedInputsStopBeforeParsing() throws {
         try build()
         let r = try CLI.run(["build", "--config", config.path])
