@@ -117,7 +117,7 @@ struct GeoJSONReader {
 
     func position(_ any: Any?, _ feature: String) throws -> LonLat {
         guard let a = any as? [Any], a.count >= 2,
-              let lon = JSONTypes.nsNumber(a[0])?.doubleValue, let lat = JSONTypes.nsNumber(a[1])?.doubleValue else {
+              let lon = JSONTypes.number(a[0]), let lat = JSONTypes.number(a[1]) else {
             throw VenueFormatError(file: file, featureID: feature, problem: "a position is not [longitude, latitude]: \(String(describing: any ?? "null").prefix(60))")
         }
         let p = LonLat(lon: lon, lat: lat)

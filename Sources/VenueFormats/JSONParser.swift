@@ -3,9 +3,13 @@ import Foundation
 import Glibc
 #endif
 
-/// Strict JSON (RFC 8259) into the values `JSONSerialization` gives: Swift
-/// `[String: Any]` and `[Any]`, `String`, `NSNumber` (integers as integers,
-/// `true`/`false` as boolean NSNumbers, as `JSONTypes` expects) and `NSNull`.
+/// Strict JSON (RFC 8259) into Swift values: `[String: Any]` and `[Any]`,
+/// `String`, `Int` (integers up to 18 digits), `Double` (other numbers),
+/// `Bool` and `NSNull`. Read numbers and booleans through `JSONTypes`, which
+/// takes these and `JSONSerialization`'s NSNumbers alike.
+///
+/// Numbers are Swift scalars, not NSNumbers: they sit inside the `Any`
+/// without an object each (a venue has tens of thousands of coordinates).
 ///
 /// Why not `JSONSerialization`: on Linux it builds a Swift tree, converts it
 /// to NSDictionary/NSArray and the readers' casts convert it back. Measured on
@@ -63,8 +67,8 @@ enum JSONParser {
             case UInt8(ascii: "{"): return try object(depth: depth + 1)
             case UInt8(ascii: "["): return try array(depth: depth + 1)
             case UInt8(ascii: "\""): return try string()
-            case UInt8(ascii: "t"): try literal("true"); return NSNumber(value: true)
-            case UInt8(ascii: "f"): try literal("false"); return NSNumber(value: false)
+            case UInt8(ascii: "t"): try literal("true"); return true
+            case UInt8(ascii: "f"): try literal("false"); return false
             case UInt8(ascii: "n"): try literal("null"); return NSNull()
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
             default: throw failure("unexpected character '\(Character(Unicode.Scalar(bytes[i])))'")
@@ -201,7 +205,7 @@ enum JSONParser {
             return v
         }
 
-        mutating func number() throws -> NSNumber {
+        mutating func number() throws -> Any {
             let start = i
             func digits() -> Int {
                 let s = i
@@ -229,7 +233,7 @@ enum JSONParser {
             if integral && intDigits <= 18 {
                 var v = 0
                 for c in text where c != UInt8(ascii: "-") { v = v * 10 + Int(c - UInt8(ascii: "0")) }
-                return NSNumber(value: text[0] == UInt8(ascii: "-") ? -v : v)
+                return text[0] == UInt8(ascii: "-") ? -v : v
             }
             // strtod wants a terminated string; numbers are short.
             let d: Double = withUnsafeTemporaryAllocation(of: CChar.self, capacity: text.count + 1) { tmp in
@@ -242,7 +246,7 @@ enum JSONParser {
                 i = start
                 throw failure("number \(literal) is out of range")
             }
-            return NSNumber(value: d)
+            return d
         }
     }
 }

@@ -133,6 +133,17 @@ final class IMDFReaderTests: XCTestCase {
         XCTAssertTrue(err.file.hasSuffix("fixture.geojson"), err.description)
     }
 
+    /// A boolean is not a coordinate (JSON true is not the number 1).
+    func testBooleanCoordinateIsRefused() throws {
+        let e = try errorAfterEditing("unit.geojson") { text in
+            guard let r = text.range(of: "10.0015") else { return text }
+            return text.replacingCharacters(in: r, with: "true")
+        }
+        let err = try XCTUnwrap(e)
+        XCTAssertTrue(err.file.hasSuffix("unit.geojson"), err.description)
+        XCTAssertTrue(err.problem.contains("not [longitude, latitude]"), err.description)
+    }
+
     func testMissingRequiredFile() throws {
         let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("imdf-\(UUID().uuidString)")
         try FileManager.default.copyItem(atPath: Self.fixture, toPath: tmp.path)
