@@ -119,6 +119,9 @@ public final class Builder {
         var digest = Digest16(bytes: [])
         /// Taken whole from the last build: not planned, no jobs.
         var carried = false
+        /// Venue-wide vector pyramid: where each of its items is among its
+        /// floors' items (the same item, clipped the same way to the same tile).
+        var sources: [(floor: Int, index: Int)] = []
     }
 
     struct Job { var pyramid: Int32; var plan: Int32; var tile: Int32 }
@@ -366,7 +369,8 @@ public final class Builder {
             for k in order { units.append(groups[k]!, span: k.span) }
             groups.removeAll(keepingCapacity: true); order.removeAll(keepingCapacity: true)
         }
-        for ji in toRender {
+        let vectorGroups = vectorTileGroups(jobs, decisions, pyramids, jobStart)
+        for ji in toRender where !vectorGroups.grouped[ji] {
             let j = jobs[ji]
             if current.map({ $0 != (j.pyramid, j.plan) }) ?? true { flushGroups(); current = (j.pyramid, j.plan) }
             let p = pyramids[Int(j.pyramid)]
@@ -378,6 +382,7 @@ public final class Builder {
             groups[key, default: []].append(Int32(ji))
         }
         flushGroups()
+        for g in vectorGroups.groups { units.append(g, span: RenderUnits.vectorGroup) }
         let batchSize = 1024
         var lastReport = Date()
         var done = 0
@@ -642,7 +647,8 @@ public final class Builder {
                         + [("all", vectors[vi].all, nil)]
                     for (name, items, floor) in sets {
                         pyramids.append(Pyramid(venue: vi, name: name, tileset: ti, content: .vector(items, vectors[vi].table), plans: [],
-                                                itemKeys: [], directory: "\(v.sourceID)/\(name)/\(ts.directoryName)", floor: floor))
+                                                itemKeys: [], directory: "\(v.sourceID)/\(name)/\(ts.directoryName)", floor: floor,
+                                                sources: floor == nil ? vectors[vi].allSource : []))
                     }
                 }
             }
@@ -855,8 +861,10 @@ public final class Builder {
     }
 
     /// Render units, flat: unit u is the jobs `members[starts[u]..<starts[u + 1]]`,
-    /// one tile drawn alone (span 1) or the tiles of one metatile drawn together.
+    /// one tile drawn alone (span 1), the tiles of one metatile drawn together,
+    /// or a vector group (span `vectorGroup`, see `vectorTileGroups`).
     struct RenderUnits {
+        static let vectorGroup = 0
         private(set) var members = [Int32]()
         private var starts: [Int32] = [0]
         private var spans = [UInt8]()
@@ -876,6 +884,7 @@ public final class Builder {
     /// Renders a unit: one tile, or the tiles of one metatile in one drawing.
     func render(_ unit: ArraySlice<Int32>, span: Int, _ jobs: [Job], _ pyramids: [Pyramid], _ venues: [PreparedVenue],
                 _ renderers: [Int: TileRenderer], _ workspace: MVTEncoder.Workspace) -> [Result<Rendered?, Error>] {
+        if span == RenderUnits.vectorGroup { return renderVectorGroup(unit, jobs, pyramids, workspace) }
         guard span > 1 else {
             return [Result { try self.render(jobs[Int(unit.first!)], pyramids, venues, renderers, workspace) }]
         }
@@ -920,16 +929,91 @@ public final class Builder {
             guard case .png(let d) = try renderers[ts.scale]!.render(tile: tile, items: items,
                                                                      indices: plan.items[Int(job.tile)]) else { return nil }
             return Rendered(data: d, hash: Digest32(bytes: SHA256.hash(data: d)), dropped: 0)
-        case .vector(let items, let table):
-            let tolerance = tile.z < config.maxZoom ? ts.simplify : 0
-            let (raw, dropped) = VectorTileEncoding.encode(items: items, indices: plan.items[Int(job.tile)], tile: tile,
-                                                           venueWide: p.name == "all",
-                                                           geometry: VectorTileGeometry(extent: ts.extent, buffer: ts.buffer, tolerance: tolerance),
-                                                           table: table, workspace: workspace)
-            guard let raw else { return nil }
-            let d = Data(ts.gzip ? try Gzip.compress(raw) : raw)
-            return Rendered(data: d, hash: Digest32(bytes: SHA256.hash(data: d)), dropped: dropped)
+        case .vector:
+            return try renderVector(job, pyramids, workspace)
         }
+    }
+
+    /// A vector tile; `made` gives geometries already clipped to this tile for
+    /// another pyramid, and `keep` is told the ones clipped here.
+    func renderVector(_ job: Job, _ pyramids: [Pyramid], _ workspace: MVTEncoder.Workspace,
+                      made: (Int32) -> VectorTileGeometry.Result? = { _ in nil },
+                      keep: (Int32, VectorTileGeometry.Result) -> Void = { _, _ in }) throws -> Rendered? {
+        let p = pyramids[Int(job.pyramid)]
+        guard case .vector(let items, let table) = p.content else { preconditionFailure("a raster job as a vector tile") }
+        let plan = p.plans[Int(job.plan)]
+        let tile = plan.tiles[Int(job.tile)]
+        let ts = config.tilesets[p.tileset]
+        let tolerance = tile.z < config.maxZoom ? ts.simplify : 0
+        let (raw, dropped) = VectorTileEncoding.encode(items: items, indices: plan.items[Int(job.tile)], tile: tile,
+                                                       venueWide: p.floor == nil,
+                                                       geometry: VectorTileGeometry(extent: ts.extent, buffer: ts.buffer, tolerance: tolerance),
+                                                       table: table, workspace: workspace, made: made, keep: keep)
+        guard let raw else { return nil }
+        let d = Data(ts.gzip ? try Gzip.compress(raw) : raw)
+        return Rendered(data: d, hash: Digest32(bytes: SHA256.hash(data: d)), dropped: dropped)
+    }
+
+    /// A vector group: its floors' tiles first, then the venue-wide tile at the
+    /// same place, whose items are the floors' items: each is clipped once.
+    func renderVectorGroup(_ unit: ArraySlice<Int32>, _ jobs: [Job], _ pyramids: [Pyramid], _ workspace: MVTEncoder.Workspace) -> [Result<Rendered?, Error>] {
+        var clipped = [Int: VectorTileGeometry.Result]()
+        return unit.map { ji in
+            let job = jobs[Int(ji)]
+            let p = pyramids[Int(job.pyramid)]
+            return Result {
+                if let f = p.floor {
+                    return try renderVector(job, pyramids, workspace, keep: { clipped[f << 32 | Int($0)] = $1 })
+                }
+                return try renderVector(job, pyramids, workspace, made: { a in
+                    let s = p.sources[Int(a)]
+                    return clipped[s.floor << 32 | s.index]
+                })
+            }
+        }
+    }
+
+    /// Vector render units that share clipping: for each tile of a venue-wide
+    /// vector pyramid, the jobs to render of that tile in its floors' pyramids
+    /// (same venue and tileset), then its own job. The venue-wide pyramid has
+    /// every floor's items, so clipping them again for it doubled the vector
+    /// tiles' geometry work. Both lists are in tile order per zoom: a merge,
+    /// no lookup. Groups of one job are left to the ordinary units.
+    func vectorTileGroups(_ jobs: [Job], _ decisions: [Decision], _ pyramids: [Pyramid], _ jobStart: [Int]) -> (groups: [[Int32]], grouped: [Bool]) {
+        var groups = [[Int32]](), grouped = [Bool](repeating: false, count: jobs.count)
+        // The first job of each plan of each pyramid.
+        func planStarts(_ pi: Int) -> [Int] {
+            var starts = [Int](), j = jobStart[pi]
+            for plan in pyramids[pi].plans { starts.append(j); j += plan.tiles.count }
+            return starts
+        }
+        for (ai, a) in pyramids.enumerated() where a.floor == nil && !a.carried && !a.sources.isEmpty {
+            let floors = pyramids.indices.filter {
+                pyramids[$0].venue == a.venue && pyramids[$0].tileset == a.tileset && pyramids[$0].floor != nil && !pyramids[$0].carried
+            }
+            let aStarts = planStarts(ai)
+            let fStarts = floors.map(planStarts)
+            for (zi, aPlan) in a.plans.enumerated() {
+                var cursor = [Int](repeating: 0, count: floors.count)
+                for (t, tile) in aPlan.tiles.enumerated() {
+                    var members = [Int32]()
+                    for (k, fp) in floors.enumerated() {
+                        guard zi < pyramids[fp].plans.count, pyramids[fp].plans[zi].zoom == aPlan.zoom else { continue }
+                        let fTiles = pyramids[fp].plans[zi].tiles
+                        while cursor[k] < fTiles.count && fTiles[cursor[k]] < tile { cursor[k] += 1 }
+                        guard cursor[k] < fTiles.count && fTiles[cursor[k]] == tile else { continue }
+                        let j = fStarts[k][zi] + cursor[k]
+                        if decisions[j] == .render { members.append(Int32(j)) }
+                    }
+                    let j = aStarts[zi] + t
+                    if decisions[j] == .render { members.append(Int32(j)) }
+                    guard members.count > 1 else { continue }
+                    for m in members { grouped[Int(m)] = true }
+                    groups.append(members)
+                }
+            }
+        }
+        return (groups, grouped)
     }
 
     func dryRunReport(_ jobs: [Job], _ decisions: [Decision], _ pyramids: [Pyramid], _ zooms: [Int], carried: [Int: [Int]],

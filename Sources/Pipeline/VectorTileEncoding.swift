@@ -4,16 +4,21 @@ import TileGeometry
 /// Builds one vector tile from the items that touch it: layers in drawing
 /// order, features in item order.
 public enum VectorTileEncoding {
-    /// nil when no feature is left in the tile after clipping.
+    /// nil when no feature is left in the tile after clipping. `made(i)`: item
+    /// i's geometry when it was already clipped to this tile (for another
+    /// pyramid); `keep` is given each geometry clipped here.
     public static func encode(items: [VectorItem], indices: [Int32], tile: TileID, venueWide: Bool,
                               geometry: VectorTileGeometry, table: MVTPropertyTable,
-                              workspace: MVTEncoder.Workspace) -> (bytes: [UInt8]?, invalidDropped: Int) {
+                              workspace: MVTEncoder.Workspace,
+                              made: (Int32) -> VectorTileGeometry.Result? = { _ in nil },
+                              keep: (Int32, VectorTileGeometry.Result) -> Void = { _, _ in }) -> (bytes: [UInt8]?, invalidDropped: Int) {
         var features = [MVTTableFeature]()
         features.reserveCapacity(indices.count)
         var dropped = 0
         for i in indices {
             let item = items[Int(i)]
-            let r = geometry.make(item.geometry, tile: tile)
+            let r: VectorTileGeometry.Result
+            if let known = made(i) { r = known } else { r = geometry.make(item.geometry, tile: tile); keep(i, r) }
             dropped += r.invalidDropped
             guard let g = r.geometry else { continue }
             features.append(MVTTableFeature(layer: venueWide ? item.venueLayerID : item.floorLayerID, id: item.id, tags: item.tags, geometry: g))

@@ -319,6 +319,21 @@ final class IncrementalBuildTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("nothing to do"), r.stderr)
     }
 
+    /// A venue-wide vector tile rendered with its floors' tiles takes their
+    /// clipped geometries; rendered alone it clips them itself. Both give the
+    /// same bytes: deleting every venue-wide tile and building again renders
+    /// them alone and leaves the manifest byte-identical.
+    func testVenueWideVectorTilesAreTheSameRenderedWithOrWithoutTheirFloors() throws {
+        try build()
+        let manifestURL = out.appendingPathComponent("manifest.json")
+        let before = try Data(contentsOf: manifestURL)
+        let venueWide = try manifest().keys.filter { $0.hasPrefix("h/all/mvt/") }
+        XCTAssertGreaterThan(venueWide.count, 10)
+        for p in venueWide { try FileManager.default.removeItem(at: out.appendingPathComponent(p)) }
+        XCTAssertEqual(try build().rendered, venueWide.count)
+        XCTAssertEqual(try Data(contentsOf: manifestURL), before)
+    }
+
     func testUnchangedInputsStopBeforeParsing() throws {
         try build()
         let r = try CLI.run(["build", "--config", config.path])
