@@ -109,17 +109,22 @@ final class TileRendererTests: XCTestCase {
         XCTAssertEqual(a, b)
     }
 
-    /// A metatile's tile comes out the same whichever of the block's tiles are
-    /// rendered with it: slanted polygons and lines crossing every tile edge at
-    /// odd angles. (Clipping to the rendered tiles instead of the frame fails
-    /// this, even with a 16 px margin: Cairo's clip changes pixels far from it.)
-    func testMetatileTilesDoNotDependOnTheSubsetRendered() throws {
+    /// The 4×4 metatile around `tile`: its tiles (x, then y) and a point in block pixels (y down).
+    func block() -> (span: Int, origin: TileID, frame: [TileID], point: (Double, Double) -> MercatorPoint) {
         let span = 4
         let origin = TileID(z: 20, x: tile.x / span * span, y: tile.y / span * span)
         let frame = (0..<span).flatMap { dx in (0..<span).map { dy in TileID(z: 20, x: origin.x + dx, y: origin.y + dy) } }
         let b = origin.bounds
         let k = (b.maxX - b.minX) / 256
-        func m(_ x: Double, _ y: Double) -> MercatorPoint { MercatorPoint(x: b.minX + x * k, y: b.maxY - y * k) }
+        return (span, origin, frame, { x, y in MercatorPoint(x: b.minX + x * k, y: b.maxY - y * k) })
+    }
+
+    /// A metatile's tile comes out the same whichever of the block's tiles are
+    /// rendered with it: slanted polygons and lines crossing every tile edge at
+    /// odd angles. (Clipping to the rendered tiles instead of the frame fails
+    /// this, even with a 16 px margin: Cairo's clip changes pixels far from it.)
+    func testMetatileTilesDoNotDependOnTheSubsetRendered() throws {
+        let (span, origin, frame, m) = block()
         var rng = SeededRandom(state: 20261122)
         var items = [DrawItem]()
         for i in 0..<40 {
@@ -147,12 +152,7 @@ final class TileRendererTests: XCTestCase {
     /// build's workers), and the shared cache changes no tile's bytes: a wall
     /// crossing a row of tiles at the same offset, plus one tile that differs.
     func testRepeatedTilesAreEncodedOnceAndKeepTheirBytes() throws {
-        let span = 4
-        let origin = TileID(z: 20, x: tile.x / span * span, y: tile.y / span * span)
-        let frame = (0..<span).flatMap { dx in (0..<span).map { dy in TileID(z: 20, x: origin.x + dx, y: origin.y + dy) } }
-        let b = origin.bounds
-        let k = (b.maxX - b.minX) / 256
-        func m(_ x: Double, _ y: Double) -> MercatorPoint { MercatorPoint(x: b.minX + x * k, y: b.maxY - y * k) }
+        let (span, origin, frame, m) = block()
         // A horizontal band 100–140 px into every tile of the top row, and a
         // square in the block's last tile only.
         let band = [m(-10, 100), m(1034, 100), m(1034, 140), m(-10, 140), m(-10, 100)]

@@ -106,6 +106,14 @@ final class IMDFReaderTests: XCTestCase {
         }
     }
 
+    /// `errorAfterEditing` with the first `text` in the file replaced.
+    func errorAfterReplacing(_ text: String, with replacement: String, in file: String) throws -> VenueFormatError? {
+        try errorAfterEditing(file) { contents in
+            guard let r = contents.range(of: text) else { return contents }
+            return contents.replacingCharacters(in: r, with: replacement)
+        }
+    }
+
     func testMalformedJSONNamesTheFile() throws {
         let e = try errorAfterEditing("unit.geojson") { String($0.dropLast(20)) }
         XCTAssertTrue(e?.file.hasSuffix("unit.geojson") ?? false)
@@ -114,10 +122,7 @@ final class IMDFReaderTests: XCTestCase {
 
     func testCoordinateOutsideWGS84NamesTheFeature() throws {
         // Move the first coordinate of the first unit to latitude 153.54.
-        let e = try errorAfterEditing("unit.geojson") { text in
-            guard let r = text.range(of: "53.54") else { return text }
-            return text.replacingCharacters(in: r, with: "153.54")
-        }
+        let e = try errorAfterReplacing("53.54", with: "153.54", in: "unit.geojson")
         let err = try XCTUnwrap(e)
         XCTAssertTrue(err.file.hasSuffix("unit.geojson"))
         XCTAssertNotNil(err.featureID)
@@ -125,20 +130,14 @@ final class IMDFReaderTests: XCTestCase {
     }
 
     func testNonFiniteCoordinateIsRefused() throws {
-        let e = try errorAfterEditing("fixture.geojson") { text in
-            guard let r = text.range(of: "10.00") else { return text }
-            return text.replacingCharacters(in: r, with: "1e999")
-        }
+        let e = try errorAfterReplacing("10.00", with: "1e999", in: "fixture.geojson")
         let err = try XCTUnwrap(e)
         XCTAssertTrue(err.file.hasSuffix("fixture.geojson"), err.description)
     }
 
     /// A boolean is not a coordinate (JSON true is not the number 1).
     func testBooleanCoordinateIsRefused() throws {
-        let e = try errorAfterEditing("unit.geojson") { text in
-            guard let r = text.range(of: "10.0015") else { return text }
-            return text.replacingCharacters(in: r, with: "true")
-        }
+        let e = try errorAfterReplacing("10.0015", with: "true", in: "unit.geojson")
         let err = try XCTUnwrap(e)
         XCTAssertTrue(err.file.hasSuffix("unit.geojson"), err.description)
         XCTAssertTrue(err.problem.contains("not [longitude, latitude]"), err.description)
