@@ -197,33 +197,43 @@ enum BuildIndex {
         return Array(d.suffix(32))
     }
 
-    /// Reads the index: header fields, then the entry lists; nil when it is
-    /// missing, of another format, cut short or not written for this manifest.
-    static func read(_ store: TileStore) -> (fingerprint: [UInt8], counts: Counts, state: PreviousState)? {
-        guard let ms = store.fileStatus(Manifest.fileName), let data = store.read(fileName) else { return nil }
-        return data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> (fingerprint: [UInt8], counts: Counts, state: PreviousState)? in
-            let b = raw.bindMemory(to: UInt8.self)
-            var o = 0
-            func u64() -> Int? {
-                guard o + 8 <= b.count else { return nil }
-                var v: UInt64 = 0
-                for k in 0..<8 { v |= UInt64(b[o + k]) << (8 * UInt64(k)) }
-                o += 8
-                return Int(truncatingIfNeeded: v)
-            }
-            func word() -> UInt64? {
-                guard o + 8 <= b.count else { return nil }
-                var v: UInt64 = 0
-                for k in 0..<8 { v = v << 8 | UInt64(b[o + k]) }
-                o += 8
-                return v
-            }
-            func string() -> String? {
-                guard let n = u64(), n >= 0, o + n <= b.count else { return nil }
-                defer { o += n }
-                return String(decoding: UnsafeBufferPointer(rebasing: b[o..<(o + n)]), as: UTF8.self)
-            }
-            guard b.count >= 64, Array(b[0..<8]) == magic else { return nil }
+    /// A reading position in the index: counts little-endian, digest words
+    /// big-endian, strings as a count and UTF-8 bytes. Every read is checked
+    /// against the end (a cut-short index reads as nil).
+    struct Cursor {
+        let b: UnsafeBufferPointer<UInt8>
+        var o: Int
+
+        mutating func u64() -> Int? {
+            guard o + 8 <= b.count else { return nil }
+            var v: UInt64 = 0
+            for k in 0..<8 { v |= UInt64(b[o + k]) << (8 * UInt64(k)) }
+            o += 8
+            return Int(truncatingIfNeeded: v)
+        }
+
+        mutating func word() -> UInt64? {
+            guard o + 8 <= b.count else { return nil }
+            var v: UInt64 = 0
+            for k in 0..<8 { v = v << 8 | UInt64(b[o + k]) }
+            o += 8
+            return v
+        }
+
+        mutating func utf8() -> UnsafeBufferPointer<UInt8>? {
+            guard let n = u64(), n >= 0, o + n <= b.count else { return nil }
+            defer { o += n }
+            return UnsafeBufferPointer(rebasing: b[o..<(o + n)])
+        }
+
+        mutating func string() -> String? { utf8().map { String(decoding: $0, as: UTF8.self) } }
+
+        /// The header: fingerprint, version and counts, when the index is of this
+        /// format and was written for the manifest whose status is `manifest`.
+        /// Leaves the cursor at the first entry list.
+        mutating func header(manifest ms: (size: Int, mtime: timespec))
+            -> (fingerprint: [UInt8], version: String, counts: Counts, manifestSize: Int, manifestTime: timespec)? {
+            guard b.count >= 64, b[0..<8].elementsEqual(magic) else { return nil }
             let fp = Array(b[8..<40])
             // The trailer: the manifest this index was written for.
             o = b.count - 24
@@ -232,65 +242,107 @@ enum BuildIndex {
             o = 40
             guard let version = string(),
                   let tiles = u64(), let bytes = u64(), let blank = u64(), let warnings = u64() else { return nil }
+            return (fp, version, Counts(tiles: tiles, bytes: bytes, blank: blank, warnings: warnings), size, timespec(tv_sec: sec, tv_nsec: nsec))
+        }
+
+        /// One tile or file entry: its path and size (digests skipped).
+        mutating func entry() -> (path: UnsafeBufferPointer<UInt8>, size: Int, sha256: Digest32, key: Digest16?)? {
+            guard let path = utf8(), let size = u64(), let s0 = word(), let s1 = word(), let s2 = word(), let s3 = word(),
+                  o < b.count else { return nil }
+            let hasKey = b[o] == 1
+            o += 1
+            var key: Digest16?
+            if hasKey { guard let k0 = word(), let k1 = word() else { return nil }; key = Digest16(high: k0, low: k1) }
+            return (path, size, Digest32(words: (s0, s1, s2, s3)), key)
+        }
+    }
+
+    /// Reads the index: header fields, then the entry lists; nil when it is
+    /// missing, of another format, cut short or not written for this manifest.
+    static func read(_ store: TileStore) -> (fingerprint: [UInt8], counts: Counts, state: PreviousState)? {
+        guard let ms = store.fileStatus(Manifest.fileName), let data = store.read(fileName) else { return nil }
+        return data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> (fingerprint: [UInt8], counts: Counts, state: PreviousState)? in
+            var c = Cursor(b: raw.bindMemory(to: UInt8.self), o: 0)
+            guard let h = c.header(manifest: ms) else { return nil }
             var lists = [[Manifest.TileEntry]]()
             var offsets = [Int]()
             for l in 0..<2 {
-                guard let n = u64(), n >= 0, n <= b.count else { return nil }
+                guard let n = c.u64(), n >= 0, n <= c.b.count else { return nil }
                 var list = [Manifest.TileEntry]()
                 list.reserveCapacity(n)
                 if l == 0 { offsets.reserveCapacity(n + 1) }
                 for _ in 0..<n {
-                    if l == 0 { offsets.append(o) }
-                    guard let path = string(), let size = u64(), let s0 = word(), let s1 = word(), let s2 = word(), let s3 = word(),
-                          o < b.count else { return nil }
-                    let hasKey = b[o] == 1
-                    o += 1
-                    var key: Digest16?
-                    if hasKey { guard let k0 = word(), let k1 = word() else { return nil }; key = Digest16(high: k0, low: k1) }
-                    list.append(Manifest.TileEntry(path: path, sha256: Digest32(words: (s0, s1, s2, s3)), bytes: size, key: key))
+                    if l == 0 { offsets.append(c.o) }
+                    guard let e = c.entry() else { return nil }
+                    list.append(Manifest.TileEntry(path: String(decoding: e.path, as: UTF8.self), sha256: e.sha256, bytes: e.size, key: e.key))
                 }
-                if l == 0 { offsets.append(o) }
+                if l == 0 { offsets.append(c.o) }
                 lists.append(list)
             }
-            guard let nb = u64(), nb >= 0, nb <= b.count else { return nil }
+            guard let nb = c.u64(), nb >= 0, nb <= c.b.count else { return nil }
             var blanks = [Manifest.BlankEntry]()
             blanks.reserveCapacity(nb)
             for _ in 0..<nb {
-                guard let path = string(), let k0 = word(), let k1 = word() else { return nil }
+                guard let path = c.string(), let k0 = c.word(), let k1 = c.word() else { return nil }
                 blanks.append(Manifest.BlankEntry(path: path, key: Digest16(high: k0, low: k1)))
             }
-            guard let np = u64(), np >= 0, np <= b.count else { return nil }
+            guard let np = c.u64(), np >= 0, np <= c.b.count else { return nil }
             var pyramids = [PyramidRecord]()
             for _ in 0..<np {
-                guard let dir = string(), let d0 = word(), let d1 = word(),
-                      let ts = u64(), let tc = u64(), let bs = u64(), let bc = u64(), let ms = u64(), let mc = u64(),
+                guard let dir = c.string(), let d0 = c.word(), let d1 = c.word(),
+                      let ts = c.u64(), let tc = c.u64(), let bs = c.u64(), let bc = c.u64(), let ms = c.u64(), let mc = c.u64(),
                       ts >= 0, tc >= 0, ts + tc <= lists[0].count, bs >= 0, bc >= 0, bs + bc <= blanks.count,
-                      ms >= 0, mc >= 0, ms + mc <= size else { return nil }
+                      ms >= 0, mc >= 0, ms + mc <= h.manifestSize else { return nil }
                 pyramids.append(PyramidRecord(directory: dir, digest: Digest16(high: d0, low: d1), tiles: ts..<(ts + tc),
                                               blanks: bs..<(bs + bc), manifestText: ms..<(ms + mc)))
             }
-            var state = PreviousState(version: version, tiles: lists[0], files: lists[1], blank: blanks, pyramids: pyramids)
-            state.manifestIdentity = (size, timespec(tv_sec: sec, tv_nsec: nsec))
+            var state = PreviousState(version: h.version, tiles: lists[0], files: lists[1], blank: blanks, pyramids: pyramids)
+            state.manifestIdentity = (h.manifestSize, h.manifestTime)
             if let st = store.fileStatus(fileName), st.size == data.count {
                 state.indexFile = (store.path(fileName), st.size, st.mtime)
                 state.tileOffsets = offsets
             }
-            return (fp, Counts(tiles: tiles, bytes: bytes, blank: blank, warnings: warnings), state)
+            return (h.fingerprint, h.counts, state)
         }
     }
 
-    /// The last build's counts (and the state read to check them) when the
-    /// no-op fast path holds, else nil.
-    static func unchanged(_ store: TileStore, fingerprint: [UInt8]) -> (Counts, PreviousState)? {
+    /// The last build's counts when the no-op fast path holds, else nil.
+    ///
+    /// Works on the mapped index without making an entry or a string per file:
+    /// only the paths' places and the sizes, then one stat per file on every
+    /// core (paths come sorted by folder, so each run keeps its folder open).
+    static func unchanged(_ store: TileStore, fingerprint: [UInt8]) -> Counts? {
         guard store.fileStatus(TileStore.intentName) == nil,
               let indexStat = store.fileStatus(fileName), let manifestStat = store.fileStatus(Manifest.fileName),
               !(manifestStat.mtime > indexStat.mtime),
               recordedFingerprint(store) == fingerprint,
-              let (fp, counts, state) = read(store), fp == fingerprint else { return nil }
-        let all = state.tiles + state.files
-        let fresh = store.withStatuses(count: all.count, workers: ProcessInfo.processInfo.activeProcessorCount, path: { all[$0].path }) { i, st in
-            st.map { $0.size == all[i].bytes && !($0.mtime > indexStat.mtime) } ?? false
+              let index = MappedFile(path: store.path(fileName)) else { return nil }
+        return withExtendedLifetime(index) { () -> Counts? in
+            var c = Cursor(b: index.bytes.bindMemory(to: UInt8.self), o: 0)
+            guard let h = c.header(manifest: manifestStat), h.fingerprint == fingerprint else { return nil }
+            // Where each path is (offset, length) and the size recorded for it: tiles, then other files.
+            var places = [(start: Int, count: Int, size: Int)]()
+            places.reserveCapacity(h.counts.tiles + 64)
+            for _ in 0..<2 {
+                guard let n = c.u64(), n >= 0, n <= c.b.count else { return nil }
+                for _ in 0..<n {
+                    guard let e = c.entry() else { return nil }
+                    places.append((e.path.baseAddress! - c.b.baseAddress!, e.path.count, e.size))
+                }
+            }
+            let base = c.b.baseAddress!
+            let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, places.count / 1024))
+            let perRun = (places.count + workers - 1) / workers
+            let fresh = Workers.map(workers, workers: workers, placeholder: false) { _, r in
+                let cursor = TileStore.StatCursor(store)
+                for i in (r * perRun)..<min((r + 1) * perRun, places.count) {
+                    let p = places[i]
+                    guard let st = cursor.status(utf8: UnsafeBufferPointer(start: base + p.start, count: p.count)),
+                          st.size == p.size, !(st.mtime > indexStat.mtime) else { return false }
+                }
+                return true
+            }
+            return fresh.allSatisfy { $0 } ? h.counts : nil
         }
-        return fresh.allSatisfy { $0 } ? (counts, state) : nil
     }
 }

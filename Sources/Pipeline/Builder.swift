@@ -140,8 +140,7 @@ public final class Builder {
 
         // Nothing changed since the last complete build: stop before parsing anything.
         let fingerprint = try? BuildIndex.fingerprint(config)
-        if !options.force, !options.dryRun, let fp = fingerprint, let (last, state) = BuildIndex.unchanged(TileStore(root: outputDir), fingerprint: fp) {
-            keptUntilRelease = [state]
+        if !options.force, !options.dryRun, let fp = fingerprint, let last = BuildIndex.unchanged(TileStore(root: outputDir), fingerprint: fp) {
             log("plan: inputs and output unchanged since the last build; nothing to do")
             summary.tilesWritten = last.tiles; summary.reused = last.tiles; summary.bytes = last.bytes
             summary.blankSkipped = last.blank; summary.warnings = last.warnings

@@ -191,21 +191,6 @@ public final class TileStore {
 
     public func read(_ relative: String) -> Data? { FileManager.default.contents(atPath: path(relative)) }
 
-    /// `body(i, status of path(i))` for i in 0..<count, in index order: one stat
-    /// per file, over `workers` threads in contiguous runs, each with a
-    /// `StatCursor` of its own (paths come sorted by folder, so a run stays in
-    /// one folder for long).
-    func withStatuses<T>(count: Int, workers: Int, path: (Int) -> String,
-                         _ body: (Int, (size: Int, mtime: timespec)?) -> T) -> [T] {
-        let runs = max(1, min(workers, count))
-        let perRun = (count + runs - 1) / runs
-        let made = Workers.map(runs, workers: runs, placeholder: [T]()) { _, r in
-            let cursor = StatCursor(self)
-            return ((r * perRun)..<min((r + 1) * perRun, count)).map { body($0, cursor.status(path($0))) }
-        }
-        return made.flatMap { $0 }
-    }
-
     /// Stats files one after another with the folder of the last one kept open:
     /// tiles come sorted by folder, so most stats resolve one name instead of
     /// walking the whole path again. One per thread; `lstat` semantics, as
@@ -223,26 +208,29 @@ public final class TileStore {
         func status(_ relative: String) -> (size: Int, mtime: timespec)? {
             // Bytes, not Characters: this runs once per file of the output.
             var relative = relative
-            return relative.withUTF8 { u -> (size: Int, mtime: timespec)? in
-                guard let slash = u.lastIndex(of: UInt8(ascii: "/")) else { return store.fileStatus(String(decoding: u, as: UTF8.self)) }
-                let dir = UnsafeBufferPointer(rebasing: u[..<slash])
-                if fd < 0 || !folder.elementsEqual(dir) {
-                    if fd >= 0 { close(fd) }
-                    folder = Array(dir)
-                    fd = open(store.path(String(decoding: dir, as: UTF8.self)), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-                }
-                // No folder: no file in it.
-                guard fd >= 0 else { return nil }
-                let n = u.count - slash - 1
-                if name.count <= n { name = [CChar](repeating: 0, count: n + 1) }
-                name.withUnsafeMutableBufferPointer { b in
-                    UnsafeMutableRawPointer(b.baseAddress!).copyMemory(from: u.baseAddress! + slash + 1, byteCount: n)
-                    b[n] = 0
-                }
-                var st = Glibc.stat()
-                guard fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
-                return (Int(st.st_size), st.st_mtim)
+            return relative.withUTF8 { status(utf8: $0) }
+        }
+
+        /// `status` of a relative path given as UTF-8 bytes.
+        func status(utf8 u: UnsafeBufferPointer<UInt8>) -> (size: Int, mtime: timespec)? {
+            guard let slash = u.lastIndex(of: UInt8(ascii: "/")) else { return store.fileStatus(String(decoding: u, as: UTF8.self)) }
+            let dir = UnsafeBufferPointer(rebasing: u[..<slash])
+            if fd < 0 || !folder.elementsEqual(dir) {
+                if fd >= 0 { close(fd) }
+                folder = Array(dir)
+                fd = open(store.path(String(decoding: dir, as: UTF8.self)), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             }
+            // No folder: no file in it.
+            guard fd >= 0 else { return nil }
+            let n = u.count - slash - 1
+            if name.count <= n { name = [CChar](repeating: 0, count: n + 1) }
+            name.withUnsafeMutableBufferPointer { b in
+                UnsafeMutableRawPointer(b.baseAddress!).copyMemory(from: u.baseAddress! + slash + 1, byteCount: n)
+                b[n] = 0
+            }
+            var st = Glibc.stat()
+            guard fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+            return (Int(st.st_size), st.st_mtim)
         }
     }
 }

@@ -356,6 +356,12 @@ final class IncrementalBuildTests: XCTestCase {
         XCTAssertFalse(r3.stderr.contains("nothing to do"), r3.stderr)
         XCTAssertEqual(r3.rendered, 0)
         XCTAssertTrue(try CLI.run(["build", "--config", config.path]).stderr.contains("nothing to do"))
+        // So does a missing file that is not a tile (a TileJSON document), which the build writes again.
+        let tilejson = out.appendingPathComponent("h/floor_0/png/tilejson.json")
+        try FileManager.default.removeItem(at: tilejson)
+        XCTAssertFalse(try CLI.run(["build", "--config", config.path]).stderr.contains("nothing to do"))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: tilejson.path))
+        XCTAssertTrue(try CLI.run(["build", "--config", config.path]).stderr.contains("nothing to do"))
         // So does a changed input byte.
         try editFeatures("amenity.geojson") { _ in }
         XCTAssertFalse(try CLI.run(["build", "--config", config.path]).stderr.contains("nothing to do"))
