@@ -160,7 +160,11 @@ public struct Manifest: Codable, Equatable, Sendable {
             wroteLine = true
             let start = offset
             if let text = seg.text {
-                try emitCounted(Data(text))
+                // Straight from the caller's mapping (no copy): a large venue's
+                // carried lines are hundreds of megabytes.
+                if let base = text.baseAddress {
+                    try emitCounted(Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: text.count, deallocator: .none))
+                }
             } else {
                 let chunk = 16_384
                 let chunks = (seg.tiles.count + chunk - 1) / chunk
