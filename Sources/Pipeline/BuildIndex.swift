@@ -245,7 +245,7 @@ enum BuildIndex {
             return (fp, version, Counts(tiles: tiles, bytes: bytes, blank: blank, warnings: warnings), size, timespec(tv_sec: sec, tv_nsec: nsec))
         }
 
-        /// One tile or file entry: its path and size (digests skipped).
+        /// One tile or file entry: its path (in place), size, SHA-256 and key.
         mutating func entry() -> (path: UnsafeBufferPointer<UInt8>, size: Int, sha256: Digest32, key: Digest16?)? {
             guard let path = utf8(), let size = u64(), let s0 = word(), let s1 = word(), let s2 = word(), let s3 = word(),
                   o < b.count else { return nil }
@@ -260,9 +260,9 @@ enum BuildIndex {
     /// Reads the index: header fields, then the entry lists; nil when it is
     /// missing, of another format, cut short or not written for this manifest.
     static func read(_ store: TileStore) -> (fingerprint: [UInt8], counts: Counts, state: PreviousState)? {
-        guard let ms = store.fileStatus(Manifest.fileName), let data = store.read(fileName) else { return nil }
-        return data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> (fingerprint: [UInt8], counts: Counts, state: PreviousState)? in
-            var c = Cursor(b: raw.bindMemory(to: UInt8.self), o: 0)
+        guard let ms = store.fileStatus(Manifest.fileName), let index = MappedFile(path: store.path(fileName)) else { return nil }
+        return withExtendedLifetime(index) { () -> (fingerprint: [UInt8], counts: Counts, state: PreviousState)? in
+            var c = Cursor(b: index.bytes.bindMemory(to: UInt8.self), o: 0)
             guard let h = c.header(manifest: ms) else { return nil }
             var lists = [[Manifest.TileEntry]]()
             var offsets = [Int]()
@@ -298,10 +298,8 @@ enum BuildIndex {
             }
             var state = PreviousState(version: h.version, tiles: lists[0], files: lists[1], blank: blanks, pyramids: pyramids)
             state.manifestIdentity = (h.manifestSize, h.manifestTime)
-            if let st = store.fileStatus(fileName), st.size == data.count {
-                state.indexFile = (store.path(fileName), st.size, st.mtime)
-                state.tileOffsets = offsets
-            }
+            state.indexFile = (store.path(fileName), index.size, index.mtime)
+            state.tileOffsets = offsets
             return (h.fingerprint, h.counts, state)
         }
     }
@@ -315,7 +313,6 @@ enum BuildIndex {
         guard store.fileStatus(TileStore.intentName) == nil,
               let indexStat = store.fileStatus(fileName), let manifestStat = store.fileStatus(Manifest.fileName),
               !(manifestStat.mtime > indexStat.mtime),
-              recordedFingerprint(store) == fingerprint,
               let index = MappedFile(path: store.path(fileName)) else { return nil }
         return withExtendedLifetime(index) { () -> Counts? in
             var c = Cursor(b: index.bytes.bindMemory(to: UInt8.self), o: 0)

@@ -598,13 +598,9 @@ public final class Builder {
         }
         do {
             try withExtendedLifetime(oldManifest) {
-                if manifestDecided {
-                    // Written (or found equal) above.
-                } else if manifestWritten {
+                // Else written (or found equal) above.
+                if !manifestDecided {
                     try store.writeStream(Manifest.fileName) { indexResult.text = try manifest.write(workers: options.jobs, segments: segments, $0) }
-                } else if writesIndex {
-                    // The same manifest is there: where its lines are, without writing it.
-                    indexResult.text = try manifest.write(workers: options.jobs, segments: segments) { _ in }
                 }
             }
             indexResult.manifestOK = true

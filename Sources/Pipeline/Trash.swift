@@ -21,9 +21,10 @@ import Glibc
 /// only earlier builds' folders. The output lock keeps two builds apart.
 public final class Trash: Sendable {
     public static let folderName = ".venuetiles.trash"
-    /// The most files a build sets aside. Deleting one can take about 1 ms of
-    /// waiting, so the next build (an edit takes a third of a second) deletes a
-    /// few hundred; a trash of this size is gone after a few builds.
+    /// The most files a build sets aside. Deleting one took up to about 1 ms of
+    /// waiting (a tile written and synced just before; 33 µs each in a bulk
+    /// delete of 40,000), so the next build (an edit takes a third of a second)
+    /// may delete only a few hundred; a trash of this size is gone after a few builds.
     public static let maxFiles = 2048
     /// This build's folder.
     public let folder: String

@@ -70,6 +70,7 @@ struct GeoJSONReader {
         return out
     }
 
+    /// A string, or a number as text (feature ids, tag values); nil otherwise.
     static func idString(_ v: Any?) -> String? {
         if let s = v as? String { return s }
         return JSONTypes.nsNumber(v)?.stringValue

@@ -59,7 +59,7 @@ public struct IndoorGeoJSONReader {
         var out = [String: String]()
         func add(_ d: [String: Any]) {
             for (k, v) in d {
-                if let s = v as? String { out[k] = s } else if let n = JSONTypes.nsNumber(v) { out[k] = n.stringValue }
+                if let s = GeoJSONReader.idString(v) { out[k] = s }
             }
         }
         add(p)
