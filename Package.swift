@@ -55,7 +55,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["CZip"], path: "Tests/TestSupport"),
         .testTarget(name: "TileGeometryTests", dependencies: ["TileGeometry", "TestSupport"]),
         .testTarget(name: "VenueFormatsTests", dependencies: ["VenueFormats", "TestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Styling", "VenueModel", "TileGeometry", "TestSupport"]),
+        .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Styling", "VenueModel", "TileGeometry", "TestSupport", "CZlib"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TileGeometry", "Rendering", "Styling", "VenueFormats", "VenueModel"]),
         .testTarget(name: "EndToEndTests", dependencies: ["venuetiles", "VenueFormats", "VenueModel", "TileGeometry", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
     ]

@@ -1,10 +1,6 @@
 import CDeflate
 import Foundation
 
-public struct PNGEncodeError: Error, CustomStringConvertible {
-    public var description: String { "PNG encoding: libdeflate could not compress the image data" }
-}
-
 /// Encodes Cairo ARGB32 (premultiplied, native-endian) pixels as PNG.
 ///
 /// Replaces `cairo_surface_write_to_png`, which spends most of a tile's time in
@@ -12,164 +8,213 @@ public struct PNGEncodeError: Error, CustomStringConvertible {
 /// venues (see bench/results.md): an indexed image whenever the tile has at
 /// most 256 colours (1, 2, 4 or 8 bits per pixel), RGB when it is opaque,
 /// RGBA otherwise; no row filter for indexed images and the Up filter for
-/// truecolour; deflate level 6 through libdeflate (a third of zlib's CPU time
-/// for the same level, measured on the medium synthetic venue). Alpha is
-/// un-premultiplied with rounding.
+/// truecolour. The scanlines are compressed by `ScanlineDeflater`, which knows
+/// where rows start. Alpha is un-premultiplied with rounding.
 ///
-/// One encoder per worker thread: it owns its compressor and buffers.
+/// One encoder per worker thread: it owns its buffers.
 public final class PNGEncoder {
-    public let level: Int32
-    private let compressor: OpaquePointer
-    private var raw = [UInt8]()        // filtered scanlines
-    private var deflated = [UInt8]()
-    private var palette = [UInt32: UInt8]()
+    private let deflater = ScanlineDeflater()
+    /// Scanlines ready for deflate: palette indices (a filter byte, then one
+    /// byte per pixel) or, in `packed`, fewer bits per pixel or truecolour.
+    private var indexRows = Buffer<UInt8>()
+    private var packed = Buffer<UInt8>()
+    private var line = Buffer<UInt8>()
+    /// The palette lookup: open addressing over 1024 slots, key 0 = empty.
+    private var slotKeys = Buffer<UInt64>()
+    private var slotValues = Buffer<UInt8>()
+    private var paletteBuffer = Buffer<UInt32>()
     private var colors = [UInt32]()    // straight RGBA, in order of first use
-    private var indices = [UInt8]()
 
-    public init(level: Int32 = 6) {
-        precondition((1...12).contains(level), "libdeflate level \(level) out of range 1...12")
-        self.level = level
-        guard let c = libdeflate_alloc_compressor(level) else { preconditionFailure("libdeflate: out of memory") }
-        compressor = c
+    public init() {}
+
+    deinit {
+        indexRows.free(); packed.free(); line.free(); slotKeys.free(); slotValues.free(); paletteBuffer.free()
     }
 
-    deinit { libdeflate_free_compressor(compressor) }
-
     /// `pixels` holds `height` rows of `stride / 4` premultiplied ARGB words.
-    public func encode(pixels: UnsafeBufferPointer<UInt32>, width: Int, height: Int, stride: Int) throws -> Data {
+    public func encode(pixels: UnsafeBufferPointer<UInt32>, width: Int, height: Int, stride: Int) -> Data {
         let rowWords = stride / 4
-        // The hot loops work on locals: touching the instance's arrays per pixel
-        // costs a dynamic exclusivity check each time. Buffers go back for reuse.
-        var palette = self.palette, colors = self.colors, indices = self.indices, raw = self.raw
-        self.palette = [:]; self.colors = []; self.indices = []; self.raw = []
-        defer { self.palette = palette; self.colors = colors; self.indices = indices; self.raw = raw }
-        // Collect the palette; give up on it past 256 colours. An open-addressing
-        // table (1024 slots, key 0 = empty) instead of a Dictionary: this loop
-        // runs once per pixel.
-        palette.removeAll(keepingCapacity: true)
-        colors.removeAll(keepingCapacity: true)
-        let n = width * height
-        if indices.count < n { indices = [UInt8](repeating: 0, count: n) }
-        var opaque = true
-        var indexed = true
-        var slotKeys = [UInt64](repeating: 0, count: 1024)
-        var slotValues = [UInt8](repeating: 0, count: 1024)
-        indices.withUnsafeMutableBufferPointer { idx in
-            slotKeys.withUnsafeMutableBufferPointer { keys in
-                slotValues.withUnsafeMutableBufferPointer { values in
-                    var last: UInt32 = 0, lastIndex: UInt8 = 0, haveLast = false
-                    var k = 0
-                    let base = pixels.baseAddress!
-                    scan: for y in 0..<height {
-                        let row = y * rowWords
-                        // Map tiles repeat rows (a wall, a room, the empty margin): a row equal
-                        // to the one above takes its indices in one copy.
-                        if y > 0 && memcmp(base + row, base + row - rowWords, width * 4) == 0 {
-                            (idx.baseAddress! + k).update(from: idx.baseAddress! + k - width, count: width)
-                            k += width
-                            continue
-                        }
-                        for x in 0..<width {
-                            let p = pixels[row + x]
-                            if haveLast && p == last { idx[k] = lastIndex; k += 1; continue }
-                            // The pixel above has already been looked up: map tiles are
-                            // mostly vertical runs (walls, room edges) where the left
-                            // neighbour differs but the one above does not.
-                            if y > 0 && p == pixels[row - rowWords + x] {
-                                let i = idx[k - width]
-                                idx[k] = i; k += 1
-                                last = p; lastIndex = i
-                                continue
-                            }
-                            if p >> 24 != 0xFF { opaque = false }
-                            let key = UInt64(p) | 1 << 32
-                            var h = Int((p &* 0x9E37_79B1) >> 22)
-                            while keys[h] != 0 && keys[h] != key { h = (h + 1) & 1023 }
-                            let i: UInt8
-                            if keys[h] == key {
-                                i = values[h]
-                            } else {
-                                if colors.count == 256 { indexed = false; break scan }
-                                i = UInt8(colors.count)
-                                keys[h] = key; values[h] = i
-                                colors.append(PNGEncoder.straight(p))
-                            }
-                            idx[k] = i; k += 1
-                            last = p; lastIndex = i; haveLast = true
-                        }
-                    }
-                }
-            }
-        }
-        if !indexed {
-            opaque = true
-            for y in 0..<height where opaque {
-                let row = y * rowWords
-                for x in 0..<width where pixels[row + x] >> 24 != 0xFF { opaque = false; break }
-            }
-        }
-
+        precondition(width >= 1 && height >= 1 && rowWords >= width && pixels.count >= (height - 1) * rowWords + width,
+                     "PNG: \(width)×\(height) image, \(rowWords) words per row, in \(pixels.count) words")
+        let indexStride = width + 1
+        let ix = indexRows.reserve(indexStride * height)
+        let indexed = scanPalette(pixels.baseAddress!, width: width, height: height, rowWords: rowWords, into: ix)
         var out = [UInt8]()
         out.reserveCapacity(1024)
         out += [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        raw.removeAll(keepingCapacity: true)
+        let idat: [UInt8]
         if indexed {
-            let depth: UInt8 = colors.count <= 2 ? 1 : colors.count <= 4 ? 2 : colors.count <= 16 ? 4 : 8
-            PNGEncoder.chunk(&out, "IHDR", PNGEncoder.header(width, height, depth: depth, colorType: 3))
+            let depth = colors.count <= 2 ? 1 : colors.count <= 4 ? 2 : colors.count <= 16 ? 4 : 8
+            PNGEncoder.chunk(&out, "IHDR", PNGEncoder.header(width, height, depth: UInt8(depth), colorType: 3))
             var plte = [UInt8](), trns = [UInt8]()
             plte.reserveCapacity(colors.count * 3)
             for c in colors { plte += [UInt8(c >> 24), UInt8((c >> 16) & 0xFF), UInt8((c >> 8) & 0xFF)]; trns.append(UInt8(c & 0xFF)) }
             while trns.last == 0xFF { trns.removeLast() }
             PNGEncoder.chunk(&out, "PLTE", plte)
             if !trns.isEmpty { PNGEncoder.chunk(&out, "tRNS", trns) }
-            let perByte = 8 / Int(depth)
-            let rowBytes = (width + perByte - 1) / perByte
-            let stride = rowBytes + 1
-            raw = [UInt8](repeating: 0, count: stride * height)   // filter bytes: 0 (None)
-            raw.withUnsafeMutableBufferPointer { out in
-                indices.withUnsafeBufferPointer { idx in
-                    let o = out.baseAddress!, ix = idx.baseAddress!
-                    for y in 0..<height {
-                        let src = ix + y * width, dst = o + y * stride + 1
-                        if y > 0 && memcmp(src, src - width, width) == 0 {
-                            dst.update(from: dst - stride, count: rowBytes)
-                            continue
-                        }
-                        if depth == 8 { dst.update(from: src, count: width); continue }
-                        var byte: UInt8 = 0, n = 0, j = 0
-                        for x in 0..<width {
-                            byte = byte << depth | src[x]
-                            n += 1
-                            if n == perByte { dst[j] = byte; j += 1; byte = 0; n = 0 }
-                        }
-                        if n > 0 { dst[j] = byte << (depth * UInt8(perByte - n)) }
-                    }
-                }
+            if depth == 8 {
+                idat = deflater.compress(UnsafeBufferPointer(start: ix, count: indexStride * height), rows: height, stride: indexStride)
+            } else {
+                let rowBytes = (width * depth + 7) / 8
+                let dst = packed.reserve((rowBytes + 1) * height)
+                PNGEncoder.pack(ix, indexStride: indexStride, width: width, height: height, depth: depth, into: dst, rowBytes: rowBytes)
+                idat = deflater.compress(UnsafeBufferPointer(start: dst, count: (rowBytes + 1) * height), rows: height, stride: rowBytes + 1)
             }
         } else {
+            var opaque = true
+            for y in 0..<height where opaque {
+                let row = pixels.baseAddress! + y * rowWords
+                for x in 0..<width where row[x] >> 24 != 0xFF { opaque = false; break }
+            }
             let channels = opaque ? 3 : 4
             PNGEncoder.chunk(&out, "IHDR", PNGEncoder.header(width, height, depth: 8, colorType: opaque ? 2 : 6))
             let rowBytes = width * channels
-            raw.reserveCapacity((rowBytes + 1) * height)
-            var prev = [UInt8](repeating: 0, count: rowBytes)
-            var cur = [UInt8](repeating: 0, count: rowBytes)
-            for y in 0..<height {
-                let row = y * rowWords
-                var k = 0
-                for x in 0..<width {
-                    let c = PNGEncoder.straight(pixels[row + x])
-                    cur[k] = UInt8(c >> 24); cur[k + 1] = UInt8((c >> 16) & 0xFF); cur[k + 2] = UInt8((c >> 8) & 0xFF)
-                    if channels == 4 { cur[k + 3] = UInt8(c & 0xFF) }
-                    k += channels
-                }
-                raw.append(2)   // filter: Up
-                for i in 0..<rowBytes { raw.append(cur[i] &- prev[i]) }
-                swap(&prev, &cur)
-            }
+            let dst = packed.reserve((rowBytes + 1) * height)
+            truecolour(pixels.baseAddress!, width: width, height: height, rowWords: rowWords, channels: channels, into: dst)
+            idat = deflater.compress(UnsafeBufferPointer(start: dst, count: (rowBytes + 1) * height), rows: height, stride: rowBytes + 1)
         }
-        PNGEncoder.chunk(&out, "IDAT", try deflate(raw))
+        PNGEncoder.chunk(&out, "IDAT", idat)
         PNGEncoder.chunk(&out, "IEND", [])
         return Data(out)
+    }
+
+    /// Fills `colors` with the image's colours (straight RGBA, in raster order of
+    /// first use) and `ix` with rows of a filter byte (0, None) and one palette
+    /// index per pixel. False when the image has more than 256 colours.
+    ///
+    /// Map tiles are mostly vertical structure: a row equal to the one above
+    /// (inside a room) takes the indices above in one copy; in other rows most
+    /// pixels still equal the pixel above (wall edges), so the row starts as a
+    /// copy of the one above and eight pixels at a time are compared, looking up
+    /// only those that differ. A pixel equal to its left neighbour takes its index.
+    private func scanPalette(_ base: UnsafePointer<UInt32>, width: Int, height: Int, rowWords: Int,
+                             into ix: UnsafeMutablePointer<UInt8>) -> Bool {
+        let keys = slotKeys.reserve(1024), values = slotValues.reserve(1024)
+        keys.update(repeating: 0, count: 1024)
+        let palette = paletteBuffer.reserve(256)
+        var count = 0
+        defer { colors = Array(UnsafeBufferPointer(start: palette, count: count)) }
+        let stride = width + 1
+        for y in 0..<height {
+            let src = base + y * rowWords
+            let dst = ix + y * stride
+            dst[0] = 0
+            let row = dst + 1
+            if y == 0 {
+                for x in 0..<width {
+                    if x > 0 && src[x] == src[x - 1] { row[x] = row[x - 1]; continue }
+                    guard let i = PNGEncoder.lookup(src[x], keys, values, palette, &count) else { return false }
+                    row[x] = i
+                }
+                continue
+            }
+            let above = src - rowWords
+            row.update(from: row - stride, count: width)
+            if memcmp(src, above, width * 4) == 0 { continue }
+            var x = 0
+            while x < width {
+                if x + 8 <= width && PNGEncoder.equal8(src + x, above + x) { x += 8; continue }
+                let end = min(x + 8, width)
+                while x < end {
+                    let p = src[x]
+                    if p != above[x] {
+                        if x > 0 && p == src[x - 1] {
+                            row[x] = row[x - 1]
+                        } else {
+                            guard let i = PNGEncoder.lookup(p, keys, values, palette, &count) else { return false }
+                            row[x] = i
+                        }
+                    }
+                    x += 1
+                }
+            }
+        }
+        return true
+    }
+
+    /// The palette index of `p`, adding it (straight) to `palette` if new; nil past 256 colours.
+    @inline(__always)
+    static func lookup(_ p: UInt32, _ keys: UnsafeMutablePointer<UInt64>, _ values: UnsafeMutablePointer<UInt8>,
+                       _ palette: UnsafeMutablePointer<UInt32>, _ count: inout Int) -> UInt8? {
+        let key = UInt64(p) | 1 << 32
+        var h = Int((p &* 0x9E37_79B1) >> 22)
+        while true {
+            let k = keys[h]
+            if k == key { return values[h] }
+            if k == 0 { break }
+            h = (h + 1) & 1023
+        }
+        if count == 256 { return nil }
+        let i = UInt8(count)
+        keys[h] = key; values[h] = i
+        palette[count] = straight(p)
+        count += 1
+        return i
+    }
+
+    /// Whether the eight pixels at `a` equal those at `b`.
+    @inline(__always)
+    static func equal8(_ a: UnsafePointer<UInt32>, _ b: UnsafePointer<UInt32>) -> Bool {
+        let p = UnsafeRawPointer(a), q = UnsafeRawPointer(b)
+        let d0 = p.loadUnaligned(as: UInt64.self) ^ q.loadUnaligned(as: UInt64.self)
+        let d1 = p.loadUnaligned(fromByteOffset: 8, as: UInt64.self) ^ q.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+        let d2 = p.loadUnaligned(fromByteOffset: 16, as: UInt64.self) ^ q.loadUnaligned(fromByteOffset: 16, as: UInt64.self)
+        let d3 = p.loadUnaligned(fromByteOffset: 24, as: UInt64.self) ^ q.loadUnaligned(fromByteOffset: 24, as: UInt64.self)
+        return (d0 | d1 | d2 | d3) == 0
+    }
+
+    /// Index rows (one byte per pixel) → `depth` bits per pixel, most
+    /// significant first, filter byte 0.
+    static func pack(_ ix: UnsafePointer<UInt8>, indexStride: Int, width: Int, height: Int, depth: Int,
+                     into out: UnsafeMutablePointer<UInt8>, rowBytes: Int) {
+        let perByte = 8 / depth
+        for y in 0..<height {
+            let src = ix + y * indexStride + 1, dst = out + y * (rowBytes + 1)
+            dst[0] = 0
+            if y > 0 && memcmp(src, src - indexStride, width) == 0 {
+                (dst + 1).update(from: dst + 1 - (rowBytes + 1), count: rowBytes)
+                continue
+            }
+            var j = 0, x = 0
+            while x + perByte <= width {
+                var byte: UInt8 = 0
+                for b in 0..<perByte { byte = byte << UInt8(depth) | src[x + b] }
+                dst[1 + j] = byte; j += 1; x += perByte
+            }
+            if x < width {
+                var byte: UInt8 = 0, n = 0
+                while x < width { byte = byte << UInt8(depth) | src[x]; x += 1; n += 1 }
+                dst[1 + j] = byte << UInt8(depth * (perByte - n))
+            }
+        }
+    }
+
+    /// Truecolour rows, Up filter: straight RGB(A), minus the row above.
+    private func truecolour(_ base: UnsafePointer<UInt32>, width: Int, height: Int, rowWords: Int, channels: Int,
+                            into out: UnsafeMutablePointer<UInt8>) {
+        let rowBytes = width * channels
+        let lines = line.reserve(2 * rowBytes)   // this row and the one above, straight
+        var cur = lines, prev = lines + rowBytes
+        prev.update(repeating: 0, count: rowBytes)
+        for y in 0..<height {
+            let dst = out + y * (rowBytes + 1)
+            dst[0] = 2   // filter: Up
+            let src = base + y * rowWords
+            // A row equal to the one above filters to zeros.
+            if y > 0 && memcmp(src, src - rowWords, width * 4) == 0 {
+                (dst + 1).update(repeating: 0, count: rowBytes)
+                continue
+            }
+            var k = 0
+            for x in 0..<width {
+                let c = PNGEncoder.straight(src[x])
+                cur[k] = UInt8(c >> 24); cur[k + 1] = UInt8((c >> 16) & 0xFF); cur[k + 2] = UInt8((c >> 8) & 0xFF)
+                if channels == 4 { cur[k + 3] = UInt8(c & 0xFF) }
+                k += channels
+            }
+            for i in 0..<rowBytes { dst[1 + i] = cur[i] &- prev[i] }
+            swap(&prev, &cur)
+        }
     }
 
     /// Premultiplied ARGB → straight RGBA (r in the high byte), rounding to nearest.
@@ -197,17 +242,22 @@ public final class PNGEncoder {
         crc = data.withUnsafeBufferPointer { libdeflate_crc32(crc, $0.baseAddress, $0.count) }
         out += be32(crc)
     }
+}
 
-    /// The zlib stream of the IDAT chunk (libdeflate compresses in one call).
-    private func deflate(_ input: [UInt8]) throws -> [UInt8] {
-        let bound = libdeflate_zlib_compress_bound(compressor, input.count)
-        if deflated.count < bound { deflated = [UInt8](repeating: 0, count: bound) }
-        let produced = input.withUnsafeBufferPointer { inBuf in
-            deflated.withUnsafeMutableBufferPointer { outBuf in
-                libdeflate_zlib_compress(compressor, inBuf.baseAddress, inBuf.count, outBuf.baseAddress, outBuf.count)
-            }
-        }
-        guard produced > 0 else { throw PNGEncodeError() }
-        return Array(deflated[0..<produced])
+/// A growable buffer owned by one encoder: reused across images without
+/// copy-on-write or exclusivity checks in the pixel loops.
+struct Buffer<Element> {
+    private(set) var pointer: UnsafeMutablePointer<Element>?
+    private(set) var capacity = 0
+
+    /// At least `count` elements (contents unspecified).
+    mutating func reserve(_ count: Int) -> UnsafeMutablePointer<Element> {
+        if let p = pointer, capacity >= count { return p }
+        pointer?.deallocate()
+        let p = UnsafeMutablePointer<Element>.allocate(capacity: count)
+        pointer = p; capacity = count
+        return p
     }
+
+    func free() { pointer?.deallocate() }
 }

@@ -163,14 +163,14 @@ public final class TileRenderer {
         if let only = TileRenderer.singleColor(px, size: size, rowWords: rowWords) {
             if only == 0 { return .transparent }
             if let d = solid[only] { return .png(d) }
-            let d = try encoder.encode(pixels: px, width: size, height: size, stride: rowWords * 4)
+            let d = encoder.encode(pixels: px, width: size, height: size, stride: rowWords * 4)
             solid[only] = d
             return .png(d)
         }
-        guard let encodings else { return .png(try encoder.encode(pixels: px, width: size, height: size, stride: rowWords * 4)) }
+        guard let encodings else { return .png(encoder.encode(pixels: px, width: size, height: size, stride: rowWords * 4)) }
         let key = hasher.key(px, width: size, height: size, rowWords: rowWords)
         if let d = encodings.file(for: key) { return .png(d) }
-        let d = try encoder.encode(pixels: px, width: size, height: size, stride: rowWords * 4)
+        let d = encoder.encode(pixels: px, width: size, height: size, stride: rowWords * 4)
         encodings.insert(d, for: key)
         return .png(d)
     }

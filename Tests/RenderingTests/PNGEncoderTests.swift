@@ -7,7 +7,8 @@ import XCTest
 final class PNGEncoderTests: XCTestCase {
     struct Mismatch: Error {}
 
-    func roundTrip(colors: Int, opaque: Bool, size: Int = 64, seed: UInt64, file: StaticString = #filePath, line: UInt = #line) throws -> Data {
+    func roundTrip(colors: Int, opaque: Bool, size: Int = 64, seed: UInt64, rectangles: Bool = false,
+                   file: StaticString = #filePath, line: UInt = #line) throws -> Data {
         var rng = SeededRandom(state: seed)
         // Premultiplied ARGB values, as Cairo stores them.
         let palette: [UInt32] = (0..<colors).map { _ in
@@ -17,8 +18,20 @@ final class PNGEncoderTests: XCTestCase {
         }
         let stride = size * 4 + 16   // rows padded, as Cairo may pad them
         var pixels = [UInt32](repeating: 0xDEAD_BEEF, count: stride / 4 * size)
-        for y in 0..<size { for x in 0..<size { pixels[y * stride / 4 + x] = palette[Int(rng.next() % UInt64(colors))] } }
-        let data = try pixels.withUnsafeBufferPointer { try PNGEncoder().encode(pixels: $0, width: size, height: size, stride: stride) }
+        if rectangles {
+            // Map-like: a background, rooms (rows equal to the row above, vertical
+            // edges), then a few single pixels; every palette colour used.
+            for y in 0..<size { for x in 0..<size { pixels[y * stride / 4 + x] = palette[0] } }
+            for c in palette.dropFirst() {
+                let x0 = Int(rng.next() % UInt64(size)), y0 = Int(rng.next() % UInt64(size))
+                let w = 1 + Int(rng.next() % UInt64(size / 2)), h = 1 + Int(rng.next() % UInt64(size / 2))
+                for y in y0..<min(size, y0 + h) { for x in x0..<min(size, x0 + w) { pixels[y * stride / 4 + x] = c } }
+                pixels[Int(rng.next() % UInt64(size)) * stride / 4 + Int(rng.next() % UInt64(size))] = c
+            }
+        } else {
+            for y in 0..<size { for x in 0..<size { pixels[y * stride / 4 + x] = palette[Int(rng.next() % UInt64(colors))] } }
+        }
+        let data = pixels.withUnsafeBufferPointer { PNGEncoder().encode(pixels: $0, width: size, height: size, stride: stride) }
         let back = try ImageSurface.decodePNG(data)
         XCTAssertEqual(back.width, size, file: file, line: line)
         for y in 0..<size {
@@ -48,6 +61,17 @@ final class PNGEncoderTests: XCTestCase {
         XCTAssertEqual(colorType(try roundTrip(colors: 2000, opaque: false, seed: 7)).type, 6)  // RGBA
         // Odd widths pack the last byte of each row.
         _ = try roundTrip(colors: 3, opaque: false, size: 37, seed: 8)
+    }
+
+    /// Images with the structure of map tiles take the scan's shortcuts (a row
+    /// equal to the one above, pixels equal to the one above or to the left).
+    func testMapLikeImages() throws {
+        for (k, colors) in [1, 2, 3, 5, 16, 17, 200, 256, 257, 600].enumerated() {
+            for size in [64, 256, 37] {
+                let d = try roundTrip(colors: colors, opaque: k % 2 == 0, size: size, seed: UInt64(100 + k), rectangles: true)
+                if colors <= 256 { XCTAssertEqual(colorType(d).type, 3, "\(colors) colours") }
+            }
+        }
     }
 
     func testDeterministic() throws {
