@@ -416,7 +416,7 @@ public final class Builder {
         }
         try writer.finish()
         clock.lap("render+encode", into: &summary)
-        summary.timings.append(("write (overlapped)", writer.busySeconds, 0, StageClock.peakMiB()))
+        summary.timings.append(("write (overlapped)", writer.busySeconds, writer.cpuSeconds, StageClock.peakMiB()))
         let draw = renderers.reduce(0.0) { $0 + $1.values.reduce(0.0) { $0 + $1.drawSeconds } }
         let encode = renderers.reduce(0.0) { $0 + $1.values.reduce(0.0) { $0 + $1.encodeSeconds } }
         if draw > 0 {

@@ -24,6 +24,8 @@ final class TileWriter {
     private(set) var changedFiles = 0
     private(set) var invalidDropped = 0
     private(set) var busySeconds = 0.0
+    /// CPU time of the writing threads (system time included: creating files is kernel work).
+    private(set) var cpuSeconds = 0.0
     private var failure: Error?
 
     init(store: TileStore, paths: [String], keys: [Digest16], previous: @escaping (Int) -> Manifest.TileEntry?, intact: [Bool],
@@ -45,7 +47,7 @@ final class TileWriter {
             let t0 = DispatchTime.now()
             let runs = max(1, min(stores.count, batch.count))
             let perRun = (batch.count + runs - 1) / runs
-            struct Tally { var changed = 0, dropped = 0; var error: Error? }
+            struct Tally { var changed = 0, dropped = 0, cpu = 0.0; var error: Error? }
             let tallies = entries.withUnsafeMutableBufferPointer { entries in
                 blanks.withUnsafeMutableBufferPointer { blanks in
                     // Each run writes its own jobs' slots only.
@@ -53,6 +55,7 @@ final class TileWriter {
                     return Workers.map(runs, workers: runs, placeholder: Tally()) { _, r in
                         let store = stores[r]
                         var t = Tally()
+                        let cpu0 = threadCPUSeconds()
                         do {
                             for (ji, result) in batch[(r * perRun)..<min((r + 1) * perRun, batch.count)] {
                                 let path = paths[ji]
@@ -72,12 +75,14 @@ final class TileWriter {
                         } catch {
                             t.error = error
                         }
+                        t.cpu = threadCPUSeconds() - cpu0
                         return t
                     }
                 }
             }
             for t in tallies {
                 changedFiles += t.changed
+                cpuSeconds += t.cpu
                 invalidDropped += t.dropped
                 if failure == nil, let e = t.error { failure = e }
             }
@@ -104,4 +109,11 @@ final class TileWriter {
 private struct Slots: @unchecked Sendable {
     let entries: UnsafeMutablePointer<Manifest.TileEntry>
     let blanks: UnsafeMutablePointer<Manifest.BlankEntry?>
+}
+
+/// CPU seconds (user and system) of the calling thread.
+func threadCPUSeconds() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
 }
