@@ -45,6 +45,8 @@ let package = Package(
         ]),
         // Benchmark of the triangulator (scripts/bench_triangulation.py runs it beside mapbox-earcut).
         .executableTarget(name: "triangulation-bench", dependencies: ["TileGeometry"], path: "Benchmarks/TriangulationBench"),
+        // Benchmark of PNG encoding on the tiles of a built output folder.
+        .executableTarget(name: "png-encode-bench", dependencies: ["Rendering"], path: "Benchmarks/PNGEncodeBench"),
         // Thin CLI over Pipeline.
         .executableTarget(name: "venuetiles", dependencies: [
             "Pipeline",

@@ -51,13 +51,17 @@ public final class ScanlineDeflater {
 
     /// The zlib stream of `rows` rows of `stride` bytes each (every row begins
     /// with its PNG filter byte; nothing here depends on that).
-    public func compress(_ data: UnsafeBufferPointer<UInt8>, rows: Int, stride: Int) -> [UInt8] {
+    ///
+    /// `sameAsAbove`, when the caller knows it: per row, whether it equals the
+    /// row above (row 0: false). Without it the rows are compared here.
+    public func compress(_ data: UnsafeBufferPointer<UInt8>, rows: Int, stride: Int,
+                         sameAsAbove: UnsafePointer<Bool>? = nil) -> [UInt8] {
         precondition(rows >= 1 && stride >= ScanlineDeflater.minMatch && data.count == rows * stride,
                      "scanlines: \(rows) rows of \(stride) bytes in \(data.count) bytes")
         let lf = litFreq.reserve(286), df = distFreq.reserve(30)
         lf.update(repeating: 0, count: 286)
         df.update(repeating: 0, count: 30)
-        parse(data, rows: rows, stride: stride, lf, df)
+        parse(data, rows: rows, stride: stride, sameAsAbove, lf, df)
         lf[256] = 1   // end of block
         let bound = data.count + data.count / 2 + 1024
         var w = BitWriter(output.reserve(bound))
@@ -73,7 +77,7 @@ public final class ScanlineDeflater {
 
     // MARK: LZ77 parse
 
-    private func parse(_ data: UnsafeBufferPointer<UInt8>, rows: Int, stride: Int,
+    private func parse(_ data: UnsafeBufferPointer<UInt8>, rows: Int, stride: Int, _ same: UnsafePointer<Bool>?,
                        _ lf: UnsafeMutablePointer<UInt32>, _ df: UnsafeMutablePointer<UInt32>) {
         let n = data.count
         let base = data.baseAddress!
@@ -102,8 +106,12 @@ public final class ScanlineDeflater {
             if y > 0 && aboveReachable {
                 var k = 0
                 while y + k < rows {
-                    let row = base + rowStart + k * stride
-                    if memcmp(row, row - stride, stride) != 0 { break }
+                    if let same {
+                        if !same[y + k] { break }
+                    } else {
+                        let row = base + rowStart + k * stride
+                        if memcmp(row, row - stride, stride) != 0 { break }
+                    }
                     k += 1
                 }
                 if k > 0 {
