@@ -63,7 +63,9 @@ public final class ScanlineDeflater {
         df.update(repeating: 0, count: 30)
         parse(data, rows: rows, stride: stride, sameAsAbove, lf, df)
         lf[256] = 1   // end of block
-        let bound = data.count + data.count / 2 + 1024
+        // Worst case per input byte: a 15-bit literal, or a third of a
+        // 43-bit length-3 match; the header is under 400 bytes.
+        let bound = 2 * data.count + 1024
         var w = BitWriter(output.reserve(bound))
         // CMF: deflate, 32 KiB window. FLG: no dictionary, check bits (default level).
         w.bytes(0x78, 0x9C)
