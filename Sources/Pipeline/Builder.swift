@@ -889,9 +889,8 @@ public final class Builder {
         guard case .raster(let items) = p.content else { preconditionFailure("metatiles are raster only") }
         let tiles = unit.map { plan.tiles[Int(jobs[Int($0)].tile)] }
         let origin = TileID(z: tiles[0].z, x: tiles[0].x / span * span, y: tiles[0].y / span * span)
-        // The union of the tiles' items, in drawing order.
-        var union = Set<Int32>()
-        for ji in unit { union.formUnion(plan.items[Int(jobs[Int(ji)].tile)]) }
+        // Each tile's items, in drawing order (a row of the block draws the union of its tiles').
+        let itemsOfTile = unit.map { plan.items[Int(jobs[Int($0)].tile)] }
         do {
             // The frame: every tile of this metatile that the plan has (sorted by x, then y).
             var lo = 0, hi = plan.tiles.count
@@ -903,7 +902,7 @@ public final class Builder {
                 lo += 1
             }
             let out = try renderers[config.tilesets[p.tileset].scale]!.render(metatile: origin, span: span, tiles: tiles, frame: frame,
-                                                                               items: items, indices: union.sorted())
+                                                                               items: items, indices: [], itemsOfTile: itemsOfTile)
             return out.map { r in
                 guard case .png(let d) = r else { return .success(nil) }
                 return .success(Rendered(data: d, hash: Digest32(bytes: SHA256.hash(data: d)), dropped: 0))

@@ -87,6 +87,10 @@ final class LabelTests: XCTestCase {
         let some = inBlock.enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
         let part = try r.render(metatile: origin, span: span, tiles: some.map { plan.tiles[$0] }, frame: frame, items: items, indices: union(some))
         for (k, i) in some.enumerated() { XCTAssertEqual(part[k], whole[inBlock.firstIndex(of: i)!], "tile \(plan.tiles[i])") }
+        // Each row drawing only its own tiles' items (as the build does): the same bytes.
+        let byRow = try r.render(metatile: origin, span: span, tiles: frame, frame: frame, items: items, indices: [],
+                                 itemsOfTile: inBlock.map { plan.items[$0] })
+        XCTAssertEqual(byRow, whole, "rows drawn with their tiles' items only")
         // Each tile on its own in the block (an incremental build re-rendering one tile): the same bytes too.
         for (k, i) in inBlock.enumerated() {
             let one = try r.render(metatile: origin, span: span, tiles: [plan.tiles[i]], frame: frame, items: items, indices: union([i]))
