@@ -13,12 +13,16 @@ public enum InputKeys {
     /// 16 bytes of SHA-256 over one item, kept inline (no array per item).
     public typealias ItemHash = Digest16
 
+    /// Collects the bytes and hashes them once in `finish`: SHA-256 of the same
+    /// bytes in one update (the digest does not depend on how they are split),
+    /// where an update per number spent more in the call than in the hash.
     struct Writer {
-        var h = SHA256()
-        mutating func bytes(_ b: [UInt8]) { h.update(data: b) }
-        mutating func string(_ s: String) { var b = Array(s.utf8); b.append(0); h.update(data: b) }
-        mutating func double(_ d: Double) { var v = d.bitPattern.littleEndian; withUnsafeBytes(of: &v) { h.update(bufferPointer: $0) } }
-        mutating func int(_ i: Int) { var v = Int64(i).littleEndian; withUnsafeBytes(of: &v) { h.update(bufferPointer: $0) } }
+        private var buffer: [UInt8] = { var b = [UInt8](); b.reserveCapacity(256); return b }()
+        mutating func bytes(_ b: [UInt8]) { buffer += b }
+        mutating func string(_ s: String) { buffer += s.utf8; buffer.append(0) }
+        mutating func double(_ d: Double) { append(d.bitPattern.littleEndian) }
+        mutating func int(_ i: Int) { append(Int64(i).littleEndian) }
+        private mutating func append<T>(_ v: T) { withUnsafeBytes(of: v) { buffer.append(contentsOf: $0) } }
         mutating func geometry(_ g: ProjectedGeometry) {
             switch g {
             case .points(let ps): string("P"); int(ps.count); ps.forEach { double($0.x); double($0.y) }
@@ -43,17 +47,14 @@ public enum InputKeys {
         }
         /// The first 16 bytes of the SHA-256.
         func finish() -> Digest16 {
-            h.finalize().withUnsafeBytes { b in
+            SHA256.hash(data: buffer).withUnsafeBytes { b in
                 var hi: UInt64 = 0, lo: UInt64 = 0
                 for k in 0..<8 { hi = hi << 8 | UInt64(b[k]); lo = lo << 8 | UInt64(b[8 + k]) }
                 return Digest16(high: hi, low: lo)
             }
         }
         /// A digest's 16 bytes, in the order it was made from.
-        mutating func digest(_ d: Digest16) {
-            var be = (d.high.bigEndian, d.low.bigEndian)
-            withUnsafeBytes(of: &be) { h.update(bufferPointer: $0) }
-        }
+        mutating func digest(_ d: Digest16) { append(d.high.bigEndian); append(d.low.bigEndian) }
     }
 
     public static func raster(_ item: DrawItem) -> ItemHash {
