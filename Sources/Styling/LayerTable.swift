@@ -69,24 +69,29 @@ public enum LayerTable {
     /// `level_id` and `ordinal` for clients to filter floors.
     public static func genericID(_ template: String) -> String {
         var s = template
-        for w in ["_[FLOOR]", "_[BUILDING]"] {
-            if let r = s.range(of: w) { s.removeSubrange(r) }
-        }
+        for w in ["_[FLOOR]", "_[BUILDING]"] { s = s.replacingFirst(w, with: "") }
         return s
     }
 
     /// The concrete layer id for a floor or building: `floor_rooms_[FLOOR]` → `floor_rooms_floor_0`.
     public static func layerID(_ template: String, floor: String? = nil, building: String? = nil) -> String {
         var s = template
-        if let floor { s = s.replacingOccurrences(of: "[FLOOR]", with: floor) }
-        if let building { s = s.replacingOccurrences(of: "[BUILDING]", with: building) }
+        if let floor { s = s.replacingFirst("[FLOOR]", with: floor) }
+        if let building { s = s.replacingFirst("[BUILDING]", with: building) }
         return s
     }
 }
 
 private extension String {
-    func replacingOccurrences(of a: String, with b: String) -> String {
-        guard let r = range(of: a) else { return self }
-        return replacingCharacters(in: r, with: b)
+    /// The first `a` replaced by `b`, on UTF-8 bytes: this runs for every
+    /// feature and layer while preparing, where Foundation's `range(of:)`
+    /// bridged each string (6 % of a one-unit edit's CPU).
+    func replacingFirst(_ a: String, with b: String) -> String {
+        let s = Array(utf8), p = Array(a.utf8)
+        guard !p.isEmpty, s.count >= p.count, s.contains(p[0]) else { return self }
+        for i in 0...(s.count - p.count) where s[i] == p[0] && s[i..<(i + p.count)].elementsEqual(p) {
+            return String(decoding: s[..<i] + Array(b.utf8) + s[(i + p.count)...], as: UTF8.self)
+        }
+        return self
     }
 }
