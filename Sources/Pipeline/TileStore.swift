@@ -8,6 +8,8 @@ public struct StoreError: Error, CustomStringConvertible {
     public var operation: String
     public var path: String
     public var reason: String
+    /// The errno behind `reason`, where the caller acts on it (0: not kept).
+    public var code: Int32 = 0
     public var description: String { "\(operation) \(path): \(reason)" }
 }
 
@@ -126,10 +128,19 @@ public final class TileStore {
             try atomically(relative) { try TileStore.fill(AT_FDCWD, $0, data, path: $0) }
             return
         }
-        let dir = try folder(relative[..<slash])
+        var dir = try folder(relative[..<slash])
         let name = String(relative[relative.index(after: slash)...])
         let tmp = "." + name + ".tmp"
-        try TileStore.fill(dir, tmp, data, path: path(relative))
+        do {
+            try TileStore.fill(dir, tmp, data, path: path(relative))
+        } catch let e as StoreError where e.code == ENOENT {
+            // The open folder was removed meanwhile (another writer deleted its
+            // last file, or someone else did): make it again, once.
+            closeFolder()
+            madeDirs.remove(path(String(relative[..<slash])))
+            dir = try folder(relative[..<slash])
+            try TileStore.fill(dir, tmp, data, path: path(relative))
+        }
         if renameat(dir, tmp, dir, name) != 0 {
             let reason = String(cString: strerror(errno))
             unlinkat(dir, tmp, 0)
@@ -140,7 +151,7 @@ public final class TileStore {
     /// Creates (or truncates) `name` in folder `dir` and writes `data` to it.
     private static func fill(_ dir: Int32, _ name: String, _ data: Data, path: String) throws {
         let fd = openat(dir, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw StoreError(operation: "create", path: path, reason: String(cString: strerror(errno))) }
+        guard fd >= 0 else { let e = errno; throw StoreError(operation: "create", path: path, reason: String(cString: strerror(e)), code: e) }
         let ok = data.withUnsafeBytes { buf -> Bool in
             var off = 0
             while off < buf.count {

@@ -1,0 +1,48 @@
+import Foundation
+import Pipeline
+import XCTest
+
+/// Tiles are written relative to the folder of the last one; the folder may
+/// vanish between two writes (another writer removed its last file).
+final class TileStoreTests: XCTestCase {
+    var root = ""
+
+    override func setUpWithError() throws {
+        root = NSTemporaryDirectory() + "tilestore-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    func contents(_ relative: String) -> Data? { FileManager.default.contents(atPath: root + "/" + relative) }
+
+    func testWritesInPlaceWithoutTemporaryFilesAcrossFolders() throws {
+        let store = TileStore(root: root)
+        try store.write("p/17/1/2.png", Data([1, 2, 3]))
+        try store.write("p/17/1/3.png", Data([4]))
+        try store.write("p/18/2/4.png", Data([5, 6]))
+        try store.write("p/17/1/2.png", Data([7]))   // back to the first folder, replacing a file
+        XCTAssertEqual(contents("p/17/1/2.png"), Data([7]))
+        XCTAssertEqual(contents("p/17/1/3.png"), Data([4]))
+        XCTAssertEqual(contents("p/18/2/4.png"), Data([5, 6]))
+        let left = try FileManager.default.subpathsOfDirectory(atPath: root).filter { $0.hasSuffix(".tmp") }
+        XCTAssertEqual(left, [], "no temporary file left behind")
+    }
+
+    func testFolderRemovedBetweenWritesIsMadeAgain() throws {
+        let store = TileStore(root: root)
+        try store.write("p/20/5/6.png", Data([1]))
+        // Someone else empties and removes the folder the store holds open.
+        XCTAssertEqual(unlink(root + "/p/20/5/6.png"), 0)
+        XCTAssertEqual(rmdir(root + "/p/20/5"), 0)
+        try store.write("p/20/5/7.png", Data([2]))
+        XCTAssertEqual(contents("p/20/5/7.png"), Data([2]))
+        // The store's own remove takes the emptied folders away; the next write makes them again.
+        store.remove("p/20/5/7.png")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root + "/p/20"))
+        try store.write("p/20/5/8.png", Data([3]))
+        XCTAssertEqual(contents("p/20/5/8.png"), Data([3]))
+    }
+}
