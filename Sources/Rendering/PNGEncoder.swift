@@ -25,7 +25,6 @@ public final class PNGEncoder {
     private var paletteBuffer = Buffer<UInt32>()
     /// Per row: whether its pixels equal the row above (found by the palette scan).
     private var sameAsAbove = Buffer<Bool>()
-    private var colors = [UInt32]()    // straight RGBA, in order of first use
 
     public init() {}
 
@@ -41,12 +40,12 @@ public final class PNGEncoder {
         let indexStride = width + 1
         let ix = indexRows.reserve(indexStride * height)
         let same = sameAsAbove.reserve(height)
-        let indexed = scanPalette(pixels.baseAddress!, width: width, height: height, rowWords: rowWords, into: ix, same: same)
+        let palette = scanPalette(pixels.baseAddress!, width: width, height: height, rowWords: rowWords, into: ix, same: same)
         var out = [UInt8]()
         out.reserveCapacity(1024)
         out += [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         let idat: [UInt8]
-        if indexed {
+        if let colors = palette {
             let depth = colors.count <= 2 ? 1 : colors.count <= 4 ? 2 : colors.count <= 16 ? 4 : 8
             PNGEncoder.chunk(&out, "IHDR", PNGEncoder.header(width, height, depth: UInt8(depth), colorType: 3))
             var plte = [UInt8](), trns = [UInt8]()
@@ -83,9 +82,9 @@ public final class PNGEncoder {
         return Data(out)
     }
 
-    /// Fills `colors` with the image's colours (straight RGBA, in raster order of
-    /// first use) and `ix` with rows of a filter byte (0, None) and one palette
-    /// index per pixel. False when the image has more than 256 colours.
+    /// The image's colours (straight RGBA, in raster order of first use), with
+    /// `ix` filled with rows of a filter byte (0, None) and one palette index per
+    /// pixel; nil when the image has more than 256 colours.
     ///
     /// Map tiles are mostly vertical structure: a row equal to the one above
     /// (inside a room) takes the indices above in one copy; in other rows most
@@ -93,12 +92,11 @@ public final class PNGEncoder {
     /// copy of the one above and eight pixels at a time are compared, looking up
     /// only those that differ. A pixel equal to its left neighbour takes its index.
     private func scanPalette(_ base: UnsafePointer<UInt32>, width: Int, height: Int, rowWords: Int,
-                             into ix: UnsafeMutablePointer<UInt8>, same: UnsafeMutablePointer<Bool>) -> Bool {
+                             into ix: UnsafeMutablePointer<UInt8>, same: UnsafeMutablePointer<Bool>) -> [UInt32]? {
         let keys = slotKeys.reserve(1024), values = slotValues.reserve(1024)
         keys.update(repeating: 0, count: 1024)
         let palette = paletteBuffer.reserve(256)
         var count = 0
-        defer { colors = Array(UnsafeBufferPointer(start: palette, count: count)) }
         let stride = width + 1
         for y in 0..<height {
             let src = base + y * rowWords
@@ -109,7 +107,7 @@ public final class PNGEncoder {
             if y == 0 {
                 for x in 0..<width {
                     if x > 0 && src[x] == src[x - 1] { row[x] = row[x - 1]; continue }
-                    guard let i = PNGEncoder.lookup(src[x], keys, values, palette, &count) else { return false }
+                    guard let i = PNGEncoder.lookup(src[x], keys, values, palette, &count) else { return nil }
                     row[x] = i
                 }
                 continue
@@ -127,7 +125,7 @@ public final class PNGEncoder {
                         if x > 0 && p == src[x - 1] {
                             row[x] = row[x - 1]
                         } else {
-                            guard let i = PNGEncoder.lookup(p, keys, values, palette, &count) else { return false }
+                            guard let i = PNGEncoder.lookup(p, keys, values, palette, &count) else { return nil }
                             row[x] = i
                         }
                     }
@@ -135,7 +133,7 @@ public final class PNGEncoder {
                 }
             }
         }
-        return true
+        return Array(UnsafeBufferPointer(start: palette, count: count))
     }
 
     /// The palette index of `p`, adding it (straight) to `palette` if new; nil past 256 colours.
@@ -233,19 +231,10 @@ public final class PNGEncoder {
         }
     }
 
-    /// Premultiplied ARGB → straight RGBA (r in the high byte), rounding to nearest.
+    /// Premultiplied ARGB → straight RGBA (r in the high byte), rounding to
+    /// nearest, through `Unpremultiply`'s table (the hot loops pass the table in).
     @inline(__always)
-    static func straight(_ p: UInt32) -> UInt32 {
-        let a = p >> 24
-        if a == 0 { return 0 }
-        if a == 255 { return (p & 0x00FF_FFFF) << 8 | 0xFF }
-        func un(_ c: UInt32) -> UInt32 { min(255, (c * 255 + a / 2) / a) }
-        return un((p >> 16) & 0xFF) << 24 | un((p >> 8) & 0xFF) << 16 | un(p & 0xFF) << 8 | a
-    }
-
-    /// `straight(_:)` through `Unpremultiply`'s table instead of three divisions.
-    @inline(__always)
-    static func straight(_ p: UInt32, _ table: UnsafePointer<UInt8>) -> UInt32 {
+    static func straight(_ p: UInt32, _ table: UnsafePointer<UInt8> = UnsafePointer(Unpremultiply.shared.table)) -> UInt32 {
         let a = p >> 24
         if a == 0 { return 0 }
         if a == 255 { return (p & 0x00FF_FFFF) << 8 | 0xFF }
@@ -271,8 +260,8 @@ public final class PNGEncoder {
 }
 
 /// Un-premultiplied channel values by alpha and premultiplied value, rounded
-/// as `PNGEncoder.straight` rounds: 64 KiB made once, read through a pointer
-/// taken once per image (a static array is checked at every access).
+/// to nearest (c·255/a): 64 KiB made once, read through a pointer taken once
+/// per image (a static array is checked at every access).
 final class Unpremultiply: @unchecked Sendable {
     static let shared = Unpremultiply()
     let table: UnsafeMutablePointer<UInt8>
