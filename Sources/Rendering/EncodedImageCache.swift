@@ -9,12 +9,11 @@ import Synchronization
 /// at the same offset, a corridor edge, a hatch pattern aligned to the pixel
 /// grid. On the medium synthetic venue 73,288 PNG tiles have 23,935 distinct
 /// contents. Building the palette and deflating are most of a tile's CPU time;
-/// hashing its 256 KB of pixels first (about 8 µs a tile with the AVX-512
-/// path, 7 % of a png build's samples; it brings the tile into cache for the
-/// palette scan)
-/// lets a repeated tile skip both, so each content is encoded once and its bytes
-/// shared by every worker. The output does not depend on which worker encoded
-/// a content first: compression is deterministic.
+/// hashing its 256 KB of pixels first (about 8 µs a tile with the AVX-512 path,
+/// 7 % of a png build's samples; it brings the tile into cache for the palette
+/// scan) lets a repeated tile skip both, so each content is encoded once and
+/// its bytes shared by every worker. The output does not depend on which worker
+/// encoded a content first: compression is deterministic.
 ///
 /// Bounded: only files up to `maxEntryBytes` are kept (repeats are simple
 /// tiles), and nothing more is added past `budgetBytes`.

@@ -265,26 +265,24 @@ public final class ScanlineDeflater {
                 distLengths.withUnsafeBufferPointer { dl in
                     distCodes.withUnsafeBufferPointer { dc in
                         let tables = DeflateTables.shared
-                        do { let syms = UnsafeBufferPointer(start: symbols.pointer!, count: symbolCount)
-                            for s in syms {
-                                if s < 256 {
-                                    w.bits(UInt64(lc[Int(s)]), Int(ll[Int(s)]))
-                                    continue
-                                }
-                                let length = Int((s >> 16) & 0x1FF), distance = Int(s & 0xFFFF) + 1
-                                let l = Int(tables.lengthCode[length])
-                                var bits = UInt64(lc[257 + l])
-                                var count = Int(ll[257 + l])
-                                let le = Int(tables.lengthExtra[l])
-                                bits |= UInt64(length - Int(tables.lengthBase[l])) << count
-                                count += le
-                                let d = tables.distanceCode(distance)
-                                bits |= UInt64(dc[d]) << count
-                                count += Int(dl[d])
-                                w.bits(bits, count)
-                                let de = Int(tables.distanceExtra[d])
-                                if de > 0 { w.bits(UInt64(distance - Int(tables.distanceBase[d])), de) }
+                        for s in UnsafeBufferPointer(start: symbols.pointer!, count: symbolCount) {
+                            if s < 256 {
+                                w.bits(UInt64(lc[Int(s)]), Int(ll[Int(s)]))
+                                continue
                             }
+                            let length = Int((s >> 16) & 0x1FF), distance = Int(s & 0xFFFF) + 1
+                            let l = Int(tables.lengthCode[length])
+                            var bits = UInt64(lc[257 + l])
+                            var count = Int(ll[257 + l])
+                            let le = Int(tables.lengthExtra[l])
+                            bits |= UInt64(length - Int(tables.lengthBase[l])) << count
+                            count += le
+                            let d = tables.distanceCode(distance)
+                            bits |= UInt64(dc[d]) << count
+                            count += Int(dl[d])
+                            w.bits(bits, count)
+                            let de = Int(tables.distanceExtra[d])
+                            if de > 0 { w.bits(UInt64(distance - Int(tables.distanceBase[d])), de) }
                         }
                     }
                 }
