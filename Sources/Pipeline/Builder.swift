@@ -902,7 +902,7 @@ public final class Builder {
                 lo += 1
             }
             let out = try renderers[config.tilesets[p.tileset].scale]!.render(metatile: origin, span: span, tiles: tiles, frame: frame,
-                                                                               items: items, indices: [], itemsOfTile: itemsOfTile)
+                                                                               items: items, itemsOfTile: itemsOfTile)
             return out.map { r in
                 guard case .png(let d) = r else { return .success(nil) }
                 return .success(Rendered(data: d, hash: Digest32(bytes: SHA256.hash(data: d)), dropped: 0))

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Rendering
 
 /// The Store stage: a writer that takes rendered batches in plan order and
 /// writes each (on `writers` threads) while the workers render the next batch.
@@ -109,11 +110,4 @@ final class TileWriter {
 private struct Slots: @unchecked Sendable {
     let entries: UnsafeMutablePointer<Manifest.TileEntry>
     let blanks: UnsafeMutablePointer<Manifest.BlankEntry?>
-}
-
-/// CPU seconds (user and system) of the calling thread.
-func threadCPUSeconds() -> Double {
-    var t = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
-    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
 }

@@ -91,11 +91,6 @@ public final class TileRenderer {
     public private(set) var drawSeconds = 0.0
     public private(set) var encodeSeconds = 0.0
 
-    @inline(__always) static func threadCPU() -> Double {
-        var t = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
-        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
-    }
 
     private let atlas: SpriteAtlas?
 
@@ -112,19 +107,19 @@ public final class TileRenderer {
 
     /// Draws `indices` of `items` (already in drawing order) into `tile`.
     public func render(tile t: TileID, items: [DrawItem], indices: [Int32]) throws -> RenderedTile {
-        let t0 = TileRenderer.threadCPU()
+        let t0 = threadCPUSeconds()
         try draw(tile: t, items: items, indices: indices)
-        let t1 = TileRenderer.threadCPU()
+        let t1 = threadCPUSeconds()
         drawSeconds += t1 - t0
-        defer { encodeSeconds += TileRenderer.threadCPU() - t1 }
+        defer { encodeSeconds += threadCPUSeconds() - t1 }
         let stride = tile.surface.stride
         return tile.surface.withPixels { cut($0, rowWords: stride / 4) }
     }
 
     /// Renders `tiles`, all inside the metatile of `span`×`span` tiles whose
-    /// top-left tile is `origin`, in one surface from one list of `indices` (the
-    /// union of the tiles' items, in drawing order). Only the part of the block
-    /// the tiles cover is cleared and drawn.
+    /// top-left tile is `origin`, in one surface; `itemsOfTile[k]` are the items
+    /// of `tiles[k]`, in drawing order. Only the part of the block the tiles
+    /// cover is cleared and drawn.
     ///
     /// `frame`: the tiles the drawing is clipped to, the same whichever of them
     /// are rendered: Cairo cuts paths at the clip with rounded vertices, so a
@@ -138,17 +133,15 @@ public final class TileRenderer {
     /// three runs each): encode CPU 1.98–2.24 → 1.87–1.94 s, draw within this
     /// machine's noise (user instructions +1.3 % with each row drawing only its
     /// tiles' items, +3.5 % when every row drew the whole block's), every tile
-    /// byte-identical to drawing the block at once.
-    ///
-    /// `itemsOfTile`, when given: each tile's own items (in drawing order); a
-    /// row then draws only the items of its tiles, which are all that can reach
-    /// its pixels (coverage pads every item by its drawn half-width), instead
-    /// of the whole `indices` eight times.
-    public func render(metatile origin: TileID, span: Int, tiles: [TileID], frame: [TileID], items: [DrawItem], indices: [Int32],
-                       itemsOfTile: [[Int32]]? = nil) throws -> [RenderedTile] {
+    /// byte-identical to drawing the block at once. A row draws the union of
+    /// its tiles' items, which are all that can reach its pixels (coverage pads
+    /// every item by its drawn half-width).
+    public func render(metatile origin: TileID, span: Int, tiles: [TileID], frame: [TileID], items: [DrawItem],
+                       itemsOfTile: [[Int32]]) throws -> [RenderedTile] {
         precondition(frame.allSatisfy { $0.z == origin.z && $0.x >= origin.x && $0.y >= origin.y && $0.x < origin.x + span && $0.y < origin.y + span },
                      "tiles outside the metatile")
         precondition(tiles.allSatisfy(frame.contains), "tiles outside the frame")
+        precondition(itemsOfTile.count == tiles.count, "\(itemsOfTile.count) item lists for \(tiles.count) tiles")
         let canvas: Canvas
         if let c = blocks[span] { canvas = c } else { canvas = try Canvas(size: span * tileSize); blocks[span] = canvas }
         let ts = Double(tileSize)
@@ -156,20 +149,16 @@ public final class TileRenderer {
         let rowWords = canvas.surface.stride / 4
         var out = [RenderedTile](repeating: .transparent, count: tiles.count)
         for row in Set(tiles.map { $0.y - origin.y }).sorted() {
-            let t0 = TileRenderer.threadCPU()
+            let t0 = threadCPUSeconds()
             canvas.cr.save()
             canvas.cr.clip(x: Double(minX) * ts, y: Double(row) * ts, width: Double(maxX - minX + 1) * ts, height: ts)
-            var drawn = indices
-            if let itemsOfTile {
-                var rowItems = Set<Int32>()
-                for (k, t) in tiles.enumerated() where t.y - origin.y == row { rowItems.formUnion(itemsOfTile[k]) }
-                drawn = rowItems.sorted()
-            }
-            try paint(canvas, origin: origin, items: items, indices: drawn)
+            var rowItems = Set<Int32>()
+            for (k, t) in tiles.enumerated() where t.y - origin.y == row { rowItems.formUnion(itemsOfTile[k]) }
+            try paint(canvas, origin: origin, items: items, indices: rowItems.sorted())
             canvas.cr.restore()
             // restore() also brought back the font of before the drawing.
             canvas.font = nil
-            let t1 = TileRenderer.threadCPU()
+            let t1 = threadCPUSeconds()
             drawSeconds += t1 - t0
             canvas.surface.withPixels { px in
                 for (k, t) in tiles.enumerated() where t.y - origin.y == row {
@@ -177,7 +166,7 @@ public final class TileRenderer {
                     out[k] = cut(UnsafeBufferPointer(rebasing: px[offset...]), rowWords: rowWords)
                 }
             }
-            encodeSeconds += TileRenderer.threadCPU() - t1
+            encodeSeconds += threadCPUSeconds() - t1
         }
         return out
     }
@@ -344,4 +333,12 @@ public final class TileRenderer {
     }
 
     public var pixels: ImageSurface { tile.surface }
+}
+
+/// CPU seconds (user and system) of the calling thread: the renderers' draw
+/// and encode split and the writer's time in `build --timings`.
+public func threadCPUSeconds() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
 }

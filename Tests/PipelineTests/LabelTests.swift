@@ -82,18 +82,18 @@ final class LabelTests: XCTestCase {
         let r = try TileRenderer(scale: 1, sprite: .builtIn(pixelRatio: 1))
         func union(_ idx: [Int]) -> [Int32] { Set(idx.flatMap { plan.items[$0] }).sorted() }
         let frame = inBlock.map { plan.tiles[$0] }
-        let whole = try r.render(metatile: origin, span: span, tiles: frame, frame: frame, items: items, indices: union(inBlock))
+        let whole = try r.render(metatile: origin, span: span, tiles: frame, frame: frame, items: items, itemsOfTile: inBlock.map { _ in union(inBlock) })
         // Every other tile of the block in the block: the same bytes as with the whole block.
         let some = inBlock.enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
-        let part = try r.render(metatile: origin, span: span, tiles: some.map { plan.tiles[$0] }, frame: frame, items: items, indices: union(some))
+        let part = try r.render(metatile: origin, span: span, tiles: some.map { plan.tiles[$0] }, frame: frame, items: items, itemsOfTile: some.map { _ in union(some) })
         for (k, i) in some.enumerated() { XCTAssertEqual(part[k], whole[inBlock.firstIndex(of: i)!], "tile \(plan.tiles[i])") }
         // Each row drawing only its own tiles' items (as the build does): the same bytes.
-        let byRow = try r.render(metatile: origin, span: span, tiles: frame, frame: frame, items: items, indices: [],
+        let byRow = try r.render(metatile: origin, span: span, tiles: frame, frame: frame, items: items,
                                  itemsOfTile: inBlock.map { plan.items[$0] })
         XCTAssertEqual(byRow, whole, "rows drawn with their tiles' items only")
         // Each tile on its own in the block (an incremental build re-rendering one tile): the same bytes too.
         for (k, i) in inBlock.enumerated() {
-            let one = try r.render(metatile: origin, span: span, tiles: [plan.tiles[i]], frame: frame, items: items, indices: union([i]))
+            let one = try r.render(metatile: origin, span: span, tiles: [plan.tiles[i]], frame: frame, items: items, itemsOfTile: [union([i])])
             XCTAssertEqual(one[0], whole[k], "tile \(plan.tiles[i]) rendered alone in its metatile")
         }
         // Tile by tile: the same picture within a few antialiasing steps.

@@ -141,9 +141,9 @@ final class TileRendererTests: XCTestCase {
         }
         let all = items.indices.map(Int32.init)
         let r = try TileRenderer(scale: 1)
-        let whole = try r.render(metatile: origin, span: span, tiles: frame, frame: frame, items: items, indices: all)
+        let whole = try r.render(metatile: origin, span: span, tiles: frame, frame: frame, items: items, itemsOfTile: frame.map { _ in all })
         for (k, t) in frame.enumerated() {
-            let alone = try r.render(metatile: origin, span: span, tiles: [t], frame: frame, items: items, indices: all)
+            let alone = try r.render(metatile: origin, span: span, tiles: [t], frame: frame, items: items, itemsOfTile: [all])
             XCTAssertEqual(alone[0], whole[k], "tile \(t) rendered alone in its block")
         }
     }
@@ -162,9 +162,9 @@ final class TileRendererTests: XCTestCase {
         let cache = EncodedImageCache()
         let shared = try [TileRenderer(scale: 1, encodings: cache), TileRenderer(scale: 1, encodings: cache)]
         let plain = try TileRenderer(scale: 1)
-        let expected = try plain.render(metatile: origin, span: span, tiles: frame, frame: frame, items: items, indices: [0, 1])
+        let expected = try plain.render(metatile: origin, span: span, tiles: frame, frame: frame, items: items, itemsOfTile: frame.map { _ in [0, 1] })
         for (k, t) in frame.enumerated() {
-            let got = try shared[k % 2].render(metatile: origin, span: span, tiles: [t], frame: frame, items: items, indices: [0, 1])
+            let got = try shared[k % 2].render(metatile: origin, span: span, tiles: [t], frame: frame, items: items, itemsOfTile: [[0, 1]])
             XCTAssertEqual(got[0], expected[k], "tile \(t) with the shared cache")
         }
         // Top row: 4 tiles, one content, encoded once; the others are solid or the square.
