@@ -382,30 +382,29 @@ public final class Builder {
         }
         flushGroups()
         for g in vectorGroups.groups { units.append(g, span: RenderUnits.vectorGroup) }
+        // Batches of whole units, about 1,024 tiles each, go to the writer in
+        // plan order while the workers render on.
         let batchSize = 1024
+        var batchEnds = [Int]()
+        var inBatch = 0
+        for u in 0..<units.count {
+            if inBatch > 0 && inBatch + units.size(u) > batchSize { batchEnds.append(u); inBatch = 0 }
+            inBatch += units.size(u)
+        }
+        if units.count > 0 { batchEnds.append(units.count) }
         var lastReport = Date()
         var done = 0
-        var nextUnit = 0
-        while nextUnit < units.count {
-            // A batch: whole units, about `batchSize` tiles.
-            let first = nextUnit
-            var n = 0
-            while nextUnit < units.count && (n == 0 || n + units.size(nextUnit) <= batchSize) {
-                n += units.size(nextUnit)
-                nextUnit += 1
-            }
-            let results = Workers.map(nextUnit - first, workers: workers, placeholder: []) { w, i in
-                self.render(units.jobs(first + i), span: units.span(first + i), jobs, pyramids, venues, renderers[w], vectorSpaces[w])
-            }
-            // One writer, writing this batch while the next one renders.
+        try Workers.stream(units.count, workers: workers, ends: batchEnds, placeholder: []) { w, u in
+            self.render(units.jobs(u), span: units.span(u), jobs, pyramids, venues, renderers[w], vectorSpaces[w])
+        } deliver: { range, results in
             var batch = [(job: Int, result: Result<TileWriter.Rendered?, Error>)]()
-            batch.reserveCapacity(n)
-            for (i, r) in results.enumerated() {
-                for (ji, result) in zip(units.jobs(first + i), r) { batch.append((Int(ji), result)) }
+            for (u, r) in zip(range, results) {
+                for (ji, result) in zip(units.jobs(u), r) { batch.append((Int(ji), result)) }
             }
+            // One writer, writing this batch while the workers render the next ones.
             try writer.submit(batch)
-            done += n
-            summary.rendered += n
+            done += batch.count
+            summary.rendered += batch.count
             if let progress {
                 progress(done, toRender.count, Date().timeIntervalSince(start))
             } else if Date().timeIntervalSince(lastReport) > 2 || done == toRender.count {

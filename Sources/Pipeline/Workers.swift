@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Synchronization
 
 /// The one way the pipeline spreads work over threads.
@@ -27,5 +28,111 @@ enum Workers {
             }
         }
         return out
+    }
+}
+
+extension Workers {
+    /// `body(worker, index)` for every index in 0..<count on `workers` threads
+    /// of their own, and `deliver(range, results)` on the calling thread for
+    /// the consecutive ranges ending at `ends` (ascending, the last one
+    /// `count`), in order, each as soon as all its indices are done.
+    ///
+    /// Workers do not wait for each other at the end of a range: with a
+    /// barrier there, every worker but the last idled for about half a unit
+    /// per range (4.5 % of the large venue's render time on 2 cores, where a
+    /// metatile takes 4 ms and a range 36 ms). A worker waits only to stay
+    /// within `ahead` ranges of the first one not yet delivered, so at most
+    /// that many ranges of results are held.
+    ///
+    /// When `deliver` throws, workers stop taking indices; the call returns
+    /// once they have all finished, and rethrows.
+    static func stream<T>(_ count: Int, workers: Int, ends: [Int], ahead: Int = 2, placeholder: T,
+                          _ body: @escaping (_ worker: Int, _ index: Int) -> T,
+                          deliver: (_ range: Range<Int>, _ results: [T]) throws -> Void) rethrows {
+        precondition(ends.last == count || (count == 0 && ends.isEmpty), "ranges do not end at \(count)")
+        precondition(zip(ends, ends.dropFirst()).allSatisfy { $0 < $1 } && (ends.first ?? 1) > 0, "ranges not ascending")
+        precondition(ahead >= 1, "ahead \(ahead) < 1")
+        guard count > 0 else { return }
+        let state = StreamState(count: count, ends: ends, placeholder: placeholder)
+        let workers = max(1, min(workers, count))
+        let finished = DispatchGroup()
+        for w in 0..<workers {
+            finished.enter()
+            let thread = Thread {
+                state.work(worker: w, ahead: ahead, body)
+                finished.leave()
+            }
+            thread.name = "venuetiles.worker.\(w)"
+            thread.start()
+        }
+        defer {
+            state.stop()
+            finished.wait()
+        }
+        var start = 0
+        for (r, end) in ends.enumerated() {
+            let results = state.take(range: r, start..<end)
+            try deliver(start..<end, results)
+            start = end
+        }
+    }
+}
+
+/// The shared state of `Workers.stream`: the next index, the first range not
+/// yet delivered, and each range's count of indices not yet done, all under
+/// one condition (taken twice per index: units take milliseconds).
+private final class StreamState<T>: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var next = 0
+    private var delivering = 0
+    private var stopped = false
+    private var remaining: [Int]
+    private let rangeStarts: [Int]
+    private var slots: [T]
+    private let placeholder: T
+
+    init(count: Int, ends: [Int], placeholder: T) {
+        rangeStarts = [0] + ends.dropLast()
+        remaining = zip(ends, rangeStarts).map { $0 - $1 }
+        slots = [T](repeating: placeholder, count: count)
+        self.placeholder = placeholder
+    }
+
+    func work(worker w: Int, ahead: Int, _ body: (Int, Int) -> T) {
+        var range = 0
+        condition.lock()
+        while !stopped && next < slots.count {
+            let i = next
+            while range + 1 < rangeStarts.count && rangeStarts[range + 1] <= i { range += 1 }
+            if range >= delivering + ahead { condition.wait(); continue }
+            next += 1
+            condition.unlock()
+            let value = body(w, i)
+            condition.lock()
+            // Stored under the lock: `take` reads the slot on another thread.
+            slots[i] = value
+            remaining[range] -= 1
+            if remaining[range] == 0 { condition.broadcast() }
+        }
+        condition.unlock()
+    }
+
+    /// Waits for range `r` to be done and moves its results out.
+    func take(range r: Int, _ indices: Range<Int>) -> [T] {
+        condition.lock()
+        defer { condition.unlock() }
+        while remaining[r] > 0 { condition.wait() }
+        let out = Array(slots[indices])
+        for i in indices { slots[i] = placeholder }
+        delivering = r + 1
+        condition.broadcast()
+        return out
+    }
+
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.broadcast()
+        condition.unlock()
     }
 }
