@@ -16,12 +16,12 @@ public enum VectorTileEncoding {
         features.reserveCapacity(indices.count)
         var dropped = 0
         for i in indices {
-            let item = items[Int(i)]
+            let n = Int(i)
             let r: VectorTileGeometry.Result
-            if let known = made(i) { r = known } else { r = geometry.make(item.geometry, tile: tile); keep(i, r) }
+            if let known = made(i) { r = known } else { r = geometry.make(items[n].geometry, tile: tile); keep(i, r) }
             dropped += r.invalidDropped
             guard let g = r.geometry else { continue }
-            features.append(MVTTableFeature(layer: venueWide ? item.venueLayerID : item.floorLayerID, id: item.id, tags: item.tags, geometry: g))
+            features.append(MVTTableFeature(layer: venueWide ? items[n].venueLayerID : items[n].floorLayerID, id: items[n].id, tags: items[n].tags, geometry: g))
         }
         guard !features.isEmpty else { return (nil, dropped) }
         return (MVTEncoder.encode(features, table: table, extent: UInt32(geometry.extent), workspace: workspace), dropped)

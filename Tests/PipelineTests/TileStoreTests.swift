@@ -31,6 +31,31 @@ final class TileStoreTests: XCTestCase {
         XCTAssertEqual(left, [], "no temporary file left behind")
     }
 
+    /// A vector group writes one tile into each floor's pyramid and the
+    /// venue-wide one in turn: more folders than the store keeps open.
+    func testWritesTakingTurnsAcrossMoreFoldersThanKeptOpen() throws {
+        let store = TileStore(root: root)
+        for round in 0..<3 {
+            for floor in 0..<20 {
+                try store.write("v/f\(floor)/21/7/\(round).pbf", Data([UInt8(floor), UInt8(round)]))
+            }
+        }
+        for round in 0..<3 {
+            for floor in 0..<20 {
+                XCTAssertEqual(contents("v/f\(floor)/21/7/\(round).pbf"), Data([UInt8(floor), UInt8(round)]))
+            }
+        }
+        // A folder removed by the store is made again, whichever open folders it held.
+        for round in 0..<3 { store.remove("v/f3/21/7/\(round).pbf") }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root + "/v/f3"))
+        try store.write("v/f3/21/7/9.pbf", Data([9]))
+        try store.write("v/f4/21/7/9.pbf", Data([8]))
+        XCTAssertEqual(contents("v/f3/21/7/9.pbf"), Data([9]))
+        XCTAssertEqual(contents("v/f4/21/7/9.pbf"), Data([8]))
+        let left = try FileManager.default.subpathsOfDirectory(atPath: root).filter { $0.hasSuffix(".tmp") }
+        XCTAssertEqual(left, [])
+    }
+
     func testFolderRemovedBetweenWritesIsMadeAgain() throws {
         let store = TileStore(root: root)
         try store.write("p/20/5/6.png", Data([1]))
