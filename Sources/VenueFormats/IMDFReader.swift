@@ -51,12 +51,20 @@ public struct IMDFReader {
         }
         let language = manifest.string("language")
 
+        // Every file is parsed before any is used, the files at once on
+        // several threads: parsing is most of reading a venue, and an edit
+        // reads the whole venue again. The bytes are read here, on this
+        // thread (an archive's handle stays on one thread). Each file's
+        // diagnostics join the venue's when `load` takes it, in the same
+        // order as when the files were parsed one by one.
+        let geojson = present.filter { $0 != "manifest.json" }.sorted()
+        let bytes = geojson.map { name in Result { try bundle.read(prefix + name) } }
+        let parsed = IMDFReader.parse(bytes, files: geojson.map { bundle.describe(prefix + $0) })
         func load(_ name: String) throws -> (String, [RawFeature]) {
             let file = bundle.describe(prefix + name)
-            guard present.contains(name) else { return (file, []) }
-            var r = GeoJSONReader(file: file, diagnostics: diagnostics)
-            let feats = try r.features(try bundle.read(prefix + name))
-            diagnostics = r.diagnostics
+            guard let k = geojson.firstIndex(of: name) else { return (file, []) }
+            let feats = try parsed[k].features.get()
+            for d in parsed[k].diagnostics.items { diagnostics.append(d) }
             return (file, feats)
         }
 
@@ -190,6 +198,25 @@ public struct IMDFReader {
                      category: v.properties.string("category") ?? "unspecified", language: language,
                      displayPoint: venueDisplayPoint,
                      geometry: v.geometry, buildings: buildings, levels: levels, features: features)
+    }
+
+    /// Each file's features and diagnostics, largest files first over the cores.
+    /// A file that could not be read keeps its read error, for `load` to throw in turn.
+    static func parse(_ bytes: [Result<Data, Error>], files: [String]) -> [(features: Result<[RawFeature], Error>, diagnostics: Diagnostics)] {
+        func size(_ k: Int) -> Int { (try? bytes[k].get())?.count ?? 0 }
+        let order = bytes.indices.sorted { size($0) > size($1) }
+        var out = [(features: Result<[RawFeature], Error>, diagnostics: Diagnostics)](
+            repeating: (.success([]), Diagnostics()), count: bytes.count)
+        out.withUnsafeMutableBufferPointer { slots in
+            let slots = slots
+            DispatchQueue.concurrentPerform(iterations: order.count) { n in
+                let k = order[n]
+                var r = GeoJSONReader(file: files[k], diagnostics: Diagnostics())
+                let features = Result { try r.features(try bytes[k].get()) }
+                slots[k] = (features, r.diagnostics)
+            }
+        }
+        return out
     }
 
     private func integer(_ v: Any?) -> Int? {

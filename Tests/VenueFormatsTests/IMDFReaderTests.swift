@@ -156,4 +156,27 @@ final class IMDFReaderTests: XCTestCase {
             XCTAssertTrue("\(e)".contains("no such file"), "\(e)")
         }
     }
+    /// The files are parsed at once on several threads; their problems are
+    /// still listed in the order the reader takes the files (units, openings,
+    /// amenities), not in the order the threads finished or by name.
+    func testProblemsInSeveralFilesAreListedInReadingOrder() throws {
+        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("imdf-\(UUID().uuidString)")
+        try FileManager.default.copyItem(atPath: Self.fixture, toPath: tmp.path)
+        defer { try? FileManager.default.removeItem(at: tmp) }
+        for name in ["amenity.geojson", "unit.geojson", "opening.geojson"] {
+            let path = tmp.appendingPathComponent(name).path
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            // A feature that is not an object, first in the list.
+            let r = try XCTUnwrap(text.range(of: "\"features\""))
+            let open = try XCTUnwrap(text[r.upperBound...].firstIndex(of: "["))
+            try text.replacingCharacters(in: open...open, with: "[42,").write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        for _ in 0..<3 {
+            XCTAssertThrowsError(try read(tmp.path)) { e in
+                guard let e = e as? VenueFormatErrors else { return XCTFail("\(e)") }
+                XCTAssertEqual(e.errors.map { ($0.file as NSString).lastPathComponent }, ["unit.geojson", "opening.geojson", "amenity.geojson"])
+                XCTAssertEqual(e.errors.map(\.featureID), ["#0", "#0", "#0"])
+            }
+        }
+    }
 }
