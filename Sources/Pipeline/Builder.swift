@@ -166,7 +166,7 @@ public final class Builder {
         spriteDigests = [1: Digest32(bytes: SHA256.hash(data: sprites.one.png)).hex, 2: Digest32(bytes: SHA256.hash(data: sprites.two.png)).hex]
         var loaded = [Load.Loaded]()
         for s in config.sources {
-            let l = try Load.source(s)
+            let l = try Load.source(s, threads: options.jobs)
             for d in l.diagnostics { log(d.description) }
             let w = l.diagnostics.filter { $0.kind == .warning }.count
             log("load: \(s.id): \(l.venue.levels.count) levels, \(l.venue.features.count) features, \(w) warnings")

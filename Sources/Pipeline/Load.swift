@@ -12,10 +12,11 @@ public enum Load {
         public var diagnostics: [Diagnostic]
     }
 
-    public static func source(_ s: PipelineConfig.Source) throws -> Loaded {
+    /// `threads`: how many files of a dataset are parsed at once.
+    public static func source(_ s: PipelineConfig.Source, threads: Int = ProcessInfo.processInfo.activeProcessorCount) throws -> Loaded {
         switch s.format {
         case .imdf:
-            var r = IMDFReader(limits: s.limits)
+            var r = IMDFReader(limits: s.limits, threads: threads)
             let v = try r.read(path: s.path)
             return Loaded(sourceID: s.id, venue: v, diagnostics: r.diagnostics.items)
         case .geojson:

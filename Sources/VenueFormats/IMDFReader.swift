@@ -20,8 +20,14 @@ public struct IMDFReader {
 
     public private(set) var diagnostics = Diagnostics()
     public var limits: ArchiveLimits
+    /// Threads parsing the dataset's files at once (a build passes its `--jobs`).
+    public var threads: Int
 
-    public init(limits: ArchiveLimits = .default) { self.limits = limits }
+    public init(limits: ArchiveLimits = .default, threads: Int = ProcessInfo.processInfo.activeProcessorCount) {
+        precondition(threads >= 1, "threads \(threads) < 1")
+        self.limits = limits
+        self.threads = threads
+    }
 
     public mutating func read(path: String) throws -> Venue {
         let bundle = try openBundle(at: path, limits: limits)
@@ -59,7 +65,7 @@ public struct IMDFReader {
         // order as when the files were parsed one by one.
         let geojson = present.filter { $0 != "manifest.json" }.sorted()
         let bytes = geojson.map { name in Result { try bundle.read(prefix + name) } }
-        let parsed = IMDFReader.parse(bytes, files: geojson.map { bundle.describe(prefix + $0) })
+        let parsed = IMDFReader.parse(bytes, files: geojson.map { bundle.describe(prefix + $0) }, threads: threads)
         func load(_ name: String) throws -> (String, [RawFeature]) {
             let file = bundle.describe(prefix + name)
             guard let k = geojson.firstIndex(of: name) else { return (file, []) }
@@ -202,18 +208,27 @@ public struct IMDFReader {
 
     /// Each file's features and diagnostics, largest files first over the cores.
     /// A file that could not be read keeps its read error, for `load` to throw in turn.
-    static func parse(_ bytes: [Result<Data, Error>], files: [String]) -> [(features: Result<[RawFeature], Error>, diagnostics: Diagnostics)] {
+    static func parse(_ bytes: [Result<Data, Error>], files: [String], threads: Int) -> [(features: Result<[RawFeature], Error>, diagnostics: Diagnostics)] {
         func size(_ k: Int) -> Int { (try? bytes[k].get())?.count ?? 0 }
         let order = bytes.indices.sorted { size($0) > size($1) }
         var out = [(features: Result<[RawFeature], Error>, diagnostics: Diagnostics)](
             repeating: (.success([]), Diagnostics()), count: bytes.count)
+        let lock = NSLock()
+        var next = 0
         out.withUnsafeMutableBufferPointer { slots in
             let slots = slots
-            DispatchQueue.concurrentPerform(iterations: order.count) { n in
-                let k = order[n]
-                var r = GeoJSONReader(file: files[k], diagnostics: Diagnostics())
-                let features = Result { try r.features(try bytes[k].get()) }
-                slots[k] = (features, r.diagnostics)
+            DispatchQueue.concurrentPerform(iterations: max(1, min(threads, order.count))) { _ in
+                while true {
+                    lock.lock()
+                    let n = next
+                    next += 1
+                    lock.unlock()
+                    guard n < order.count else { return }
+                    let k = order[n]
+                    var r = GeoJSONReader(file: files[k], diagnostics: Diagnostics())
+                    let features = Result { try r.features(try bytes[k].get()) }
+                    slots[k] = (features, r.diagnostics)
+                }
             }
         }
         return out

@@ -12,6 +12,14 @@ final class IMDFReaderTests: XCTestCase {
         return (v, r.diagnostics)
     }
 
+    func testOneThreadOrSeveralReadTheSameVenue() throws {
+        var one = IMDFReader(threads: 1), four = IMDFReader(threads: 4)
+        let a = try one.read(path: Self.fixture), b = try four.read(path: Self.fixture)
+        XCTAssertEqual("\(a)", "\(b)")
+        XCTAssertEqual(one.diagnostics.items, four.diagnostics.items)
+        XCTAssertFalse(one.diagnostics.items.isEmpty, "the fixture's notices (address.geojson) are compared too")
+    }
+
     func testFolderFixture() throws {
         let (v, d) = try read(Self.fixture)
         XCTAssertEqual(v.name.text(preferring: "en"), "Harbour Arcade")
@@ -171,8 +179,9 @@ final class IMDFReaderTests: XCTestCase {
             let open = try XCTUnwrap(text[r.upperBound...].firstIndex(of: "["))
             try text.replacingCharacters(in: open...open, with: "[42,").write(toFile: path, atomically: true, encoding: .utf8)
         }
-        for _ in 0..<3 {
-            XCTAssertThrowsError(try read(tmp.path)) { e in
+        for threads in [1, 2, 3, 8] {
+            var reader = IMDFReader(threads: threads)
+            XCTAssertThrowsError(try reader.read(path: tmp.path)) { e in
                 guard let e = e as? VenueFormatErrors else { return XCTFail("\(e)") }
                 XCTAssertEqual(e.errors.map { ($0.file as NSString).lastPathComponent }, ["unit.geojson", "opening.geojson", "amenity.geojson"])
                 XCTAssertEqual(e.errors.map(\.featureID), ["#0", "#0", "#0"])
