@@ -78,38 +78,51 @@ public enum MVTEncoder {
     /// key and value ids map to its own indices through stamps, so nothing is
     /// hashed or allocated per tile once the buffers have grown.
     public final class Workspace {
-        var stamp: UInt32 = 0
-        var keyStamp = [UInt32](), keyLocal = [UInt32]()
-        var valueStamp = [UInt32](), valueLocal = [UInt32]()
-        var keyOrder = [UInt32](), valueOrder = [UInt32]()
-        var tags = [UInt32](), commands = [UInt32]()
-        var feature = ProtobufWriter(), layer = ProtobufWriter()
-        public init() {}
+        /// Moved out of the workspace while a layer is written, so that the
+        /// loop works on a local value, not on class properties (each access
+        /// to one is an exclusivity check).
+        struct Scratch {
+            var stamp: UInt32 = 0
+            var keyStamp = [UInt32](), keyLocal = [UInt32]()
+            var valueStamp = [UInt32](), valueLocal = [UInt32]()
+            var keyOrder = [UInt32](), valueOrder = [UInt32]()
+            var tags = [UInt32](), commands = [UInt32]()
+            var feature = ProtobufWriter(), layer = ProtobufWriter()
 
-        func begin(_ table: MVTPropertyTable) {
-            if keyStamp.count < table.keyCount {
-                keyStamp += [UInt32](repeating: 0, count: table.keyCount - keyStamp.count)
-                keyLocal += [UInt32](repeating: 0, count: table.keyCount - keyLocal.count)
+            mutating func begin(_ table: MVTPropertyTable) {
+                if keyStamp.count < table.keyCount {
+                    keyStamp += [UInt32](repeating: 0, count: table.keyCount - keyStamp.count)
+                    keyLocal += [UInt32](repeating: 0, count: table.keyCount - keyLocal.count)
+                }
+                if valueStamp.count < table.valueCount {
+                    valueStamp += [UInt32](repeating: 0, count: table.valueCount - valueStamp.count)
+                    valueLocal += [UInt32](repeating: 0, count: table.valueCount - valueLocal.count)
+                }
+                if stamp == .max {
+                    for i in keyStamp.indices { keyStamp[i] = 0 }
+                    for i in valueStamp.indices { valueStamp[i] = 0 }
+                    stamp = 0
+                }
+                stamp += 1
+                keyOrder.removeAll(keepingCapacity: true)
+                valueOrder.removeAll(keepingCapacity: true)
             }
-            if valueStamp.count < table.valueCount {
-                valueStamp += [UInt32](repeating: 0, count: table.valueCount - valueStamp.count)
-                valueLocal += [UInt32](repeating: 0, count: table.valueCount - valueLocal.count)
-            }
-            if stamp == .max {
-                for i in keyStamp.indices { keyStamp[i] = 0 }
-                for i in valueStamp.indices { valueStamp[i] = 0 }
-                stamp = 0
-            }
-            stamp += 1
-            keyOrder.removeAll(keepingCapacity: true)
-            valueOrder.removeAll(keepingCapacity: true)
         }
+        var scratch = Scratch()
+        var tile = ProtobufWriter()
+        public init() {}
     }
 
     /// A tile from features in drawing order: one layer per layer id, in the
     /// order the layers first appear.
     public static func encode(_ features: [MVTTableFeature], table: MVTPropertyTable, extent: UInt32, workspace: Workspace) -> [UInt8] {
+        // The tile grows in the workspace's buffer and is copied out once, at
+        // its size: growing a new array by doubling cost several reallocations
+        // per tile.
         var tile = ProtobufWriter()
+        swap(&tile, &workspace.tile)
+        defer { swap(&tile, &workspace.tile) }
+        tile.removeAll()
         // Feature indices grouped by layer, layers in first-appearance order,
         // features in their given order within a layer.
         var layerOrder = [UInt32](), rank = [Int](repeating: 0, count: features.count)
@@ -128,7 +141,7 @@ public enum MVTEncoder {
                        table: table, workspace: workspace)
             start = end
         }
-        return tile.bytes
+        return tile.bytes.withUnsafeBufferPointer { Array($0) }
     }
 
     /// A tile from self-contained layers (their properties interned here).
@@ -154,41 +167,37 @@ public enum MVTEncoder {
     /// Writes `features[members]` as one layer message.
     static func writeLayer(into tile: inout ProtobufWriter, name: String, extent: UInt32, features: [MVTTableFeature], members: ArraySlice<Int>,
                            table: MVTPropertyTable, workspace ws: Workspace) {
-        ws.begin(table)
-        let stamp = ws.stamp
-        // The buffers are moved out of the workspace while in use, so that each
-        // write is to a local value (no class-property access in the loop).
-        var out = ProtobufWriter(), feature = ProtobufWriter(), localTags = [UInt32](), commandInts = [UInt32]()
-        var keyStamp = [UInt32](), keyLocal = [UInt32](), valueStamp = [UInt32](), valueLocal = [UInt32](), keyOrder = [UInt32](), valueOrder = [UInt32]()
-        func exchange() {
-            swap(&out, &ws.layer); swap(&feature, &ws.feature); swap(&localTags, &ws.tags); swap(&commandInts, &ws.commands)
-            swap(&keyStamp, &ws.keyStamp); swap(&keyLocal, &ws.keyLocal); swap(&valueStamp, &ws.valueStamp); swap(&valueLocal, &ws.valueLocal)
-            swap(&keyOrder, &ws.keyOrder); swap(&valueOrder, &ws.valueOrder)
-        }
-        exchange()
-        defer { exchange() }
+        var w = Workspace.Scratch()
+        swap(&w, &ws.scratch)
+        defer { swap(&w, &ws.scratch) }
+        w.begin(table)
+        let stamp = w.stamp
+        var out = ProtobufWriter()
+        swap(&out, &w.layer)
+        defer { swap(&out, &w.layer) }
         out.removeAll()
         out.uint(layerVersion, 2)
         out.string(layerName, name)
         for m in members {
-            localTags.removeAll(keepingCapacity: true)
+            w.tags.removeAll(keepingCapacity: true)
             let tags = features[m].tags
             var i = 0
             while i + 1 < tags.count {
                 let k = Int(tags[i]), v = Int(tags[i + 1])
-                if keyStamp[k] != stamp { keyStamp[k] = stamp; keyLocal[k] = UInt32(keyOrder.count); keyOrder.append(UInt32(k)) }
-                if valueStamp[v] != stamp { valueStamp[v] = stamp; valueLocal[v] = UInt32(valueOrder.count); valueOrder.append(UInt32(v)) }
-                localTags.append(keyLocal[k]); localTags.append(valueLocal[v])
+                if w.keyStamp[k] != stamp { w.keyStamp[k] = stamp; w.keyLocal[k] = UInt32(w.keyOrder.count); w.keyOrder.append(UInt32(k)) }
+                if w.valueStamp[v] != stamp { w.valueStamp[v] = stamp; w.valueLocal[v] = UInt32(w.valueOrder.count); w.valueOrder.append(UInt32(v)) }
+                w.tags.append(w.keyLocal[k]); w.tags.append(w.valueLocal[v])
                 i += 2
             }
-            feature.removeAll()
-            if let id = features[m].id { feature.uint(featureID, id) }
-            if !localTags.isEmpty { feature.packed(featureTags, localTags) }
-            let type = commands(features[m].geometry, into: &commandInts)
-            feature.uint(featureType, type)
-            feature.packed(featureGeometry, commandInts)
-            out.message(layerFeatures, feature)
+            w.feature.removeAll()
+            if let id = features[m].id { w.feature.uint(featureID, id) }
+            if !w.tags.isEmpty { w.feature.packed(featureTags, w.tags) }
+            let type = commands(features[m].geometry, into: &w.commands)
+            w.feature.uint(featureType, type)
+            w.feature.packed(featureGeometry, w.commands)
+            out.message(layerFeatures, w.feature)
         }
+        let keyOrder = w.keyOrder, valueOrder = w.valueOrder
         table.keyBytes.withUnsafeBufferPointer { b in
             for k in keyOrder { out.bytes(layerKeys, UnsafeBufferPointer(rebasing: b[table.keyStarts[Int(k)]..<table.keyStarts[Int(k) + 1]])) }
         }
@@ -214,18 +223,20 @@ public enum MVTEncoder {
         switch g {
         case .points(let ps):
             out.append(command(moveTo, ps.count))
-            ps.forEach(param)
+            for p in ps { param(p) }
             return point
         case .lines(let lines):
             for l in lines {
                 out.append(command(moveTo, 1)); param(l[0])
-                out.append(command(lineTo, l.count - 1)); l.dropFirst().forEach(param)
+                out.append(command(lineTo, l.count - 1))
+                for i in 1..<l.count { param(l[i]) }
             }
             return lineString
         case .polygons(let rings):
             for r in rings {
                 out.append(command(moveTo, 1)); param(r[0])
-                out.append(command(lineTo, r.count - 1)); r.dropFirst().forEach(param)
+                out.append(command(lineTo, r.count - 1))
+                for i in 1..<r.count { param(r[i]) }
                 out.append(command(closePath, 1))
             }
             return polygon

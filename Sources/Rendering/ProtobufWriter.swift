@@ -36,7 +36,13 @@ public struct ProtobufWriter {
         key(field, .lengthDelimited); varint(UInt64(b.count)); bytes.append(contentsOf: b)
     }
 
-    public mutating func string(_ field: UInt64, _ s: String) { bytes(field, Array(s.utf8)) }
+    public mutating func string(_ field: UInt64, _ s: String) {
+        // A native string's UTF-8 in place: no array per layer name per tile.
+        if s.utf8.withContiguousStorageIfAvailable({ bytes(field, $0) }) == nil { bytes(field, Array(s.utf8)) }
+    }
+
+    /// Reserves room for `n` more bytes.
+    public mutating func reserve(_ n: Int) { bytes.reserveCapacity(bytes.count + n) }
 
     public mutating func double(_ field: UInt64, _ d: Double) {
         varint(field << 3 | 1)
