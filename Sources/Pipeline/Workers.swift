@@ -32,10 +32,10 @@ enum Workers {
 }
 
 extension Workers {
-    /// `body(worker, index)` for every index in 0..<count on `workers` threads
-    /// of their own, and `deliver(range, results)` on the calling thread for
-    /// the consecutive ranges ending at `ends` (ascending, the last one
-    /// `count`), in order, each as soon as all its indices are done.
+    /// `body(worker, index)` for every index in 0..<count on `workers`
+    /// threads, and `deliver(range, results)` for the consecutive ranges
+    /// ending at `ends` (ascending, the last one `count`), in order, each as
+    /// soon as all its indices are done.
     ///
     /// Workers do not wait for each other at the end of a range: with a
     /// barrier there, every worker but the last idled for about half a unit
@@ -44,11 +44,16 @@ extension Workers {
     /// within `ahead` ranges of the first one not yet delivered, so at most
     /// that many ranges of results are held.
     ///
+    /// Worker 0 is the calling thread, the others and the deliveries have a
+    /// thread each. Each thread that allocates gets its own malloc arena,
+    /// which keeps what was freed in it: with every worker on a new thread,
+    /// the large venue's peak grew by 70 MiB (922 -> 993 MiB).
+    ///
     /// When `deliver` throws, workers stop taking indices; the call returns
-    /// once they have all finished, and rethrows.
+    /// once they have all finished, and throws that error.
     static func stream<T>(_ count: Int, workers: Int, ends: [Int], ahead: Int = 2, placeholder: T,
                           _ body: @escaping (_ worker: Int, _ index: Int) -> T,
-                          deliver: (_ range: Range<Int>, _ results: [T]) throws -> Void) rethrows {
+                          deliver: (_ range: Range<Int>, _ results: [T]) throws -> Void) throws {
         precondition(ends.last == count || (count == 0 && ends.isEmpty), "ranges do not end at \(count)")
         precondition(zip(ends, ends.dropFirst()).allSatisfy { $0 < $1 } && (ends.first ?? 1) > 0, "ranges not ascending")
         precondition(ahead >= 1, "ahead \(ahead) < 1")
@@ -56,26 +61,42 @@ extension Workers {
         let state = StreamState(count: count, ends: ends, placeholder: placeholder)
         let workers = max(1, min(workers, count))
         let finished = DispatchGroup()
-        for w in 0..<workers {
+        try withoutActuallyEscaping(deliver) { deliver in
+            // The delivery thread reaches `deliver` through this box, emptied
+            // before returning: the Thread object may outlive the call.
+            let box = DeliveryBox(deliver)
+            defer { box.deliver = nil }
             finished.enter()
-            let thread = Thread {
-                state.work(worker: w, ahead: ahead, body)
+            Thread {
+                var start = 0
+                do {
+                    for (r, end) in ends.enumerated() {
+                        let results = state.take(range: r, start..<end)
+                        try box.deliver!(start..<end, results)
+                        start = end
+                    }
+                } catch {
+                    state.stop(because: error)
+                }
                 finished.leave()
+            }.start()
+            for w in 1..<workers {
+                finished.enter()
+                Thread {
+                    state.work(worker: w, ahead: ahead, body)
+                    finished.leave()
+                }.start()
             }
-            thread.name = "venuetiles.worker.\(w)"
-            thread.start()
-        }
-        defer {
-            state.stop()
+            state.work(worker: 0, ahead: ahead, body)
             finished.wait()
-        }
-        var start = 0
-        for (r, end) in ends.enumerated() {
-            let results = state.take(range: r, start..<end)
-            try deliver(start..<end, results)
-            start = end
+            if let failure = state.failure { throw failure }
         }
     }
+}
+
+private final class DeliveryBox<T>: @unchecked Sendable {
+    var deliver: ((Range<Int>, [T]) throws -> Void)?
+    init(_ deliver: @escaping (Range<Int>, [T]) throws -> Void) { self.deliver = deliver }
 }
 
 /// The shared state of `Workers.stream`: the next index, the first range not
@@ -129,8 +150,12 @@ private final class StreamState<T>: @unchecked Sendable {
         return out
     }
 
-    func stop() {
+    /// The error that stopped the work (read after every thread has finished).
+    private(set) var failure: Error?
+
+    func stop(because error: Error) {
         condition.lock()
+        failure = error
         stopped = true
         condition.broadcast()
         condition.unlock()

@@ -12,12 +12,12 @@ final class WorkersTests: XCTestCase {
         return e
     }
 
-    func testDeliversEveryRangeInOrderWithItsResults() {
+    func testDeliversEveryRangeInOrderWithItsResults() throws {
         for workers in [1, 2, 3, 8] {
             for count in [1, 2, 5, 100, 1000] {
                 let e = ends(count)
                 var delivered = [Range<Int>](), values = [Int]()
-                Workers.stream(count, workers: workers, ends: e, placeholder: -1) { _, i in
+                try Workers.stream(count, workers: workers, ends: e, placeholder: -1) { _, i in
                     // Uneven work, so workers finish out of order.
                     if i % 7 == 0 { usleep(UInt32(i % 3) * 50) }
                     return i * i
@@ -32,19 +32,19 @@ final class WorkersTests: XCTestCase {
         }
     }
 
-    func testEmptyDeliversNothing() {
+    func testEmptyDeliversNothing() throws {
         var calls = 0
-        Workers.stream(0, workers: 2, ends: [], placeholder: 0) { _, _ in 1 } deliver: { _, _ in calls += 1 }
+        try Workers.stream(0, workers: 2, ends: [], placeholder: 0) { _, _ in 1 } deliver: { _, _ in calls += 1 }
         XCTAssertEqual(calls, 0)
     }
 
-    func testWorkersStayWithinAheadRangesOfDelivery() {
+    func testWorkersStayWithinAheadRangesOfDelivery() throws {
         let count = 400, e = Array(stride(from: 10, through: count, by: 10))
         let lock = NSLock()
         var started = [Int]()
         var furthest = -1   // the highest range any worker has started
         var violations = [String]()
-        Workers.stream(count, workers: 4, ends: e, ahead: 2, placeholder: 0) { _, i in
+        try Workers.stream(count, workers: 4, ends: e, ahead: 2, placeholder: 0) { _, i in
             lock.lock(); started.append(i); furthest = max(furthest, i / 10); lock.unlock()
             return i
         } deliver: { range, _ in
