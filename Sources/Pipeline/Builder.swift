@@ -572,7 +572,7 @@ public final class Builder {
         let manifestDecided = !manifestWritten
         if manifestDecided {
             manifestWritten = try withExtendedLifetime(oldManifest) {
-                try store.writeStreamIfChanged(Manifest.fileName) { indexResult.text = try manifest.write(workers: options.jobs, segments: segments, $0) }
+                try store.writeStreamIfChanged(Manifest.fileName) { indexResult.text = try manifest.write(workers: options.jobs, segments: segments, written: { oldManifest?.release($0) }, $0) }
             }
         }
         let indexGroup = DispatchGroup()
@@ -599,7 +599,7 @@ public final class Builder {
             try withExtendedLifetime(oldManifest) {
                 // Else written (or found equal) above.
                 if !manifestDecided {
-                    try store.writeStream(Manifest.fileName) { indexResult.text = try manifest.write(workers: options.jobs, segments: segments, $0) }
+                    try store.writeStream(Manifest.fileName) { indexResult.text = try manifest.write(workers: options.jobs, segments: segments, written: { oldManifest?.release($0) }, $0) }
                 }
             }
             indexResult.manifestOK = true

@@ -123,7 +123,11 @@ public struct Manifest: Codable, Equatable, Sendable {
     /// are in the file (the byte after the separator before its first line to
     /// the end of its last).
     @discardableResult
-    public func write(workers: Int = 1, segments: [TileSegment]? = nil, _ emit: (Data) throws -> Void) throws -> [Range<Int>] {
+    ///
+    /// `written` is given each piece of a segment's `text` once it is out, so
+    /// that the caller can let go of the pages it read from its mapping.
+    public func write(workers: Int = 1, segments: [TileSegment]? = nil, written: (UnsafeRawBufferPointer) -> Void = { _ in },
+                      _ emit: (Data) throws -> Void) throws -> [Range<Int>] {
         var buf = [UInt8]()
         buf.reserveCapacity(1 << 20)
         var offset = 0
@@ -160,10 +164,16 @@ public struct Manifest: Codable, Equatable, Sendable {
             wroteLine = true
             let start = offset
             if let text = seg.text {
-                // Straight from the caller's mapping (no copy): a large venue's
-                // carried lines are hundreds of megabytes.
-                if let base = text.baseAddress {
-                    try emitCounted(Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: text.count, deallocator: .none))
+                // Straight from the caller's mapping (no copy), 8 MiB at a time:
+                // a large venue's carried lines are hundreds of megabytes, and
+                // mapped pages once read count in the process's resident memory
+                // until `written` lets them go.
+                var k = 0
+                while k < text.count {
+                    let piece = UnsafeRawBufferPointer(rebasing: text[k..<min(k + (8 << 20), text.count)])
+                    try emitCounted(Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: piece.baseAddress!), count: piece.count, deallocator: .none))
+                    written(piece)
+                    k += piece.count
                 }
             } else {
                 let chunk = 16_384

@@ -187,8 +187,18 @@ public final class TileStore {
     public func writeStreamIfChanged(_ relative: String, _ produce: ((Data) throws -> Void) throws -> Void) throws -> Bool {
         var wrote = true
         try atomically(relative, keepOld: { tmp, full in
-            guard let new = MappedFile(path: tmp), let old = MappedFile(path: full), new.size == old.size,
-                  memcmp(new.bytes.baseAddress!, old.bytes.baseAddress!, new.size) == 0 else { return false }
+            guard let new = MappedFile(path: tmp), let old = MappedFile(path: full), new.size == old.size else { return false }
+            // 8 MiB at a time, each piece's pages given back once compared (a
+            // large venue's manifest is hundreds of megabytes).
+            var k = 0
+            while k < new.size {
+                let n = min(8 << 20, new.size - k)
+                let a = UnsafeRawBufferPointer(rebasing: new.bytes[k..<(k + n)]), b = UnsafeRawBufferPointer(rebasing: old.bytes[k..<(k + n)])
+                let same = memcmp(a.baseAddress!, b.baseAddress!, n) == 0
+                new.release(a); old.release(b)
+                if !same { return false }
+                k += n
+            }
             wrote = false
             return true
         }) { try stream(to: $0, produce) }
@@ -319,6 +329,18 @@ final class MappedFile {
     }
 
     deinit { munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), size) }
+
+    /// Gives back the pages wholly inside `part` (a piece of this mapping):
+    /// read pages of a mapped file count in the process's resident memory (and
+    /// a container's) until unmapped. The bytes stay readable: touched again,
+    /// they are read again from the file.
+    func release(_ part: UnsafeRawBufferPointer) {
+        guard let base = part.baseAddress, let mine = bytes.baseAddress, base >= mine, base + part.count <= mine + size else { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let lo = (Int(bitPattern: base) + page - 1) / page * page
+        let hi = (Int(bitPattern: base) + part.count) / page * page
+        if hi > lo { madvise(UnsafeMutableRawPointer(bitPattern: lo), hi - lo, MADV_DONTNEED) }
+    }
 }
 
 extension timespec {
