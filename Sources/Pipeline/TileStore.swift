@@ -227,10 +227,23 @@ public final class TileStore {
         return true
     }
 
+    /// `mkdir -p`, failing with the system's reason and the part of the path
+    /// that is in the way (Foundation's message for a file where a folder
+    /// should be was "The operation could not be completed").
     public func makeDirectory(_ dir: String) throws {
         if madeDirs.contains(dir) { return }
-        do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
-            throw StoreError(operation: "create folder", path: dir, reason: error.localizedDescription)
+        var st = Glibc.stat()
+        if stat(dir, &st) == 0 {
+            guard st.st_mode & S_IFMT == S_IFDIR else {
+                throw StoreError(operation: "create folder", path: dir, reason: "a file is in the way", code: ENOTDIR)
+            }
+        } else {
+            let parent = (dir as NSString).deletingLastPathComponent
+            if !parent.isEmpty && parent != dir { try makeDirectory(parent) }
+            if mkdir(dir, 0o755) != 0 && errno != EEXIST {
+                let e = errno
+                throw StoreError(operation: "create folder", path: dir, reason: String(cString: strerror(e)), code: e)
+            }
         }
         madeDirs.insert(dir)
     }

@@ -96,6 +96,30 @@ final class BuildCommandTests: XCTestCase {
         XCTAssertEqual(m1, m3)
     }
 
+    /// A tile that cannot be written stops the build: the workers and the
+    /// writer wind down, the command fails naming the folder, and no manifest
+    /// claims the build finished.
+    func testAWriteFailureStopsTheBuildAndNamesThePath() throws {
+        let dir = try CLI.tempDir("writefail")
+        defer { CLI.removeTree(dir) }
+        let config = try CLI.writeConfig(dir, sources: [("h", "imdf", CLI.fixture.path)])
+        let probe = dir.appendingPathComponent("probe")
+        let ok = try CLI.run(["build", "--config", config.path, "--output", probe.path, "-q"])
+        XCTAssertEqual(ok.status, 0, ok.stderr)
+        // A z21 folder of the first floor, made a file in a fresh output folder.
+        let tile = try XCTUnwrap(try loadManifest(probe).tiles.map(\.path).first { $0.split(separator: "/")[3] == "21" })
+        let folder = tile.split(separator: "/").prefix(5).joined(separator: "/")
+        let out = dir.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: out.appendingPathComponent(folder).deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("not a folder".utf8).write(to: out.appendingPathComponent(folder))
+        for jobs in ["1", "3"] {
+            let r = try CLI.run(["build", "--config", config.path, "--output", out.path, "--jobs", jobs])
+            XCTAssertNotEqual(r.status, 0, "jobs \(jobs): \(r.stdout)")
+            XCTAssertTrue(r.stderr.contains("create folder \(out.path)/\(folder): a file is in the way"), "jobs \(jobs): \(r.stderr)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out.appendingPathComponent("manifest.json").path), "jobs \(jobs)")
+        }
+    }
+
     func testStaleTilesAreRemovedWhenZoomShrinks() throws {
         let dir = try CLI.tempDir("stale")
         defer { CLI.removeTree(dir) }
