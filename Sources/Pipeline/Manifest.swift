@@ -127,7 +127,8 @@ public struct Manifest: Codable, Equatable, Sendable {
     /// `written` is given each piece of a segment's `text` once it is out, so
     /// that the caller can let go of the pages it read from its mapping.
     public func write(workers: Int = 1, segments: [TileSegment]? = nil, written: (UnsafeRawBufferPointer) -> Void = { _ in },
-                      _ emit: (Data) throws -> Void) throws -> [Range<Int>] {
+                      pieceBytes: Int = 8 << 20, _ emit: (Data) throws -> Void) throws -> [Range<Int>] {
+        precondition(pieceBytes > 0, "pieceBytes \(pieceBytes) <= 0")
         var buf = [UInt8]()
         buf.reserveCapacity(1 << 20)
         var offset = 0
@@ -164,13 +165,13 @@ public struct Manifest: Codable, Equatable, Sendable {
             wroteLine = true
             let start = offset
             if let text = seg.text {
-                // Straight from the caller's mapping (no copy), 8 MiB at a time:
+                // Straight from the caller's mapping (no copy), a piece at a time:
                 // a large venue's carried lines are hundreds of megabytes, and
                 // mapped pages once read count in the process's resident memory
                 // until `written` lets them go.
                 var k = 0
                 while k < text.count {
-                    let piece = UnsafeRawBufferPointer(rebasing: text[k..<min(k + (8 << 20), text.count)])
+                    let piece = UnsafeRawBufferPointer(rebasing: text[k..<min(k + pieceBytes, text.count)])
                     try emitCounted(Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: piece.baseAddress!), count: piece.count, deallocator: .none))
                     written(piece)
                     k += piece.count

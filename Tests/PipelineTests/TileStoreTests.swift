@@ -1,5 +1,5 @@
 import Foundation
-import Pipeline
+@testable import Pipeline
 import XCTest
 
 /// Tiles are written relative to the folder of the last one; the folder may
@@ -54,6 +54,23 @@ final class TileStoreTests: XCTestCase {
         XCTAssertEqual(contents("v/f4/21/7/9.pbf"), Data([8]))
         let left = try FileManager.default.subpathsOfDirectory(atPath: root).filter { $0.hasSuffix(".tmp") }
         XCTAssertEqual(left, [])
+    }
+
+    /// Pages given back after a piece of the old manifest was copied are read
+    /// again from the file if touched: the bytes stay the same.
+    func testReleasedPagesOfAMappedFileReadTheSameAgain() throws {
+        let path = root + "/big"
+        let bytes = (0..<(3 * 65_536 + 123)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let m = try XCTUnwrap(MappedFile(path: path))
+        XCTAssertTrue(m.bytes.elementsEqual(bytes))
+        // An unaligned piece in the middle, then everything, then a piece that is not this mapping's.
+        m.release(UnsafeRawBufferPointer(rebasing: m.bytes[1000..<150_000]))
+        XCTAssertTrue(m.bytes.elementsEqual(bytes))
+        m.release(m.bytes)
+        XCTAssertTrue(m.bytes.elementsEqual(bytes))
+        bytes.withUnsafeBytes { m.release($0) }
+        XCTAssertTrue(m.bytes.elementsEqual(bytes))
     }
 
     func testFolderRemovedBetweenWritesIsMadeAgain() throws {
