@@ -197,12 +197,11 @@ public enum MVTEncoder {
             w.feature.packed(featureGeometry, w.commands)
             out.message(layerFeatures, w.feature)
         }
-        let keyOrder = w.keyOrder, valueOrder = w.valueOrder
         table.keyBytes.withUnsafeBufferPointer { b in
-            for k in keyOrder { out.bytes(layerKeys, UnsafeBufferPointer(rebasing: b[table.keyStarts[Int(k)]..<table.keyStarts[Int(k) + 1]])) }
+            for k in w.keyOrder { out.bytes(layerKeys, UnsafeBufferPointer(rebasing: b[table.keyStarts[Int(k)]..<table.keyStarts[Int(k) + 1]])) }
         }
         table.valueBytes.withUnsafeBufferPointer { b in
-            for v in valueOrder { out.bytes(layerValues, UnsafeBufferPointer(rebasing: b[table.valueStarts[Int(v)]..<table.valueStarts[Int(v) + 1]])) }
+            for v in w.valueOrder { out.bytes(layerValues, UnsafeBufferPointer(rebasing: b[table.valueStarts[Int(v)]..<table.valueStarts[Int(v) + 1]])) }
         }
         out.uint(layerExtent, UInt64(extent))
         tile.message(tileLayers, out)

@@ -41,9 +41,6 @@ public struct ProtobufWriter {
         if s.utf8.withContiguousStorageIfAvailable({ bytes(field, $0) }) == nil { bytes(field, Array(s.utf8)) }
     }
 
-    /// Reserves room for `n` more bytes.
-    public mutating func reserve(_ n: Int) { bytes.reserveCapacity(bytes.count + n) }
-
     public mutating func double(_ field: UInt64, _ d: Double) {
         varint(field << 3 | 1)
         var bits = d.bitPattern.littleEndian

@@ -73,8 +73,8 @@ public struct Diagnostics: Sendable {
 
     public mutating func error(_ e: VenueFormatError) { error(e.file, e.featureID, e.problem) }
 
-    /// One found by another reader (a file parsed on another thread).
-    public mutating func append(_ d: Diagnostic) { items.append(d) }
+    /// Those another reader found (a file parsed on another thread), after these.
+    public mutating func append(contentsOf other: Diagnostics) { items += other.items }
 
     public var warningCount: Int { items.filter { $0.kind == .warning }.count }
     public var errorCount: Int { items.filter { $0.kind == .error }.count }

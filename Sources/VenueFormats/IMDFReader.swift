@@ -70,7 +70,7 @@ public struct IMDFReader {
             let file = bundle.describe(prefix + name)
             guard let k = geojson.firstIndex(of: name) else { return (file, []) }
             let feats = try parsed[k].features.get()
-            for d in parsed[k].diagnostics.items { diagnostics.append(d) }
+            diagnostics.append(contentsOf: parsed[k].diagnostics)
             return (file, feats)
         }
 
