@@ -19,7 +19,7 @@ import Glibc
 ///   are, so that a pyramid whose inputs did not change is taken whole from
 ///   the last build without planning it (`PreviousBuild`).
 enum BuildIndex {
-    static let fileName = ".venuetiles.index"
+    static let fileName = OutputFolder.stateFolder + "/index"
     static let magic: [UInt8] = Array("VTIX0004".utf8)
     // Layout: magic, fingerprint (32 bytes), version, counts, tile and file
     // entries, blank tiles, pyramids, then the manifest's size and mtime.
@@ -36,53 +36,6 @@ enum BuildIndex {
         /// Where its tile lines are in manifest.json (bytes, without the separator
         /// before the first): a carried pyramid's lines are copied from there.
         var manifestText: Range<Int> = 0..<0
-    }
-
-    /// SHA-256 over the generator version, the config, the style and every source file.
-    static func fingerprint(_ config: PipelineConfig) throws -> [UInt8] {
-        var h = SHA256()
-        func add(_ label: String, _ data: Data) {
-            h.update(data: Array(label.utf8) + [0])
-            var n = UInt64(data.count).littleEndian
-            withUnsafeBytes(of: &n) { h.update(bufferPointer: $0) }
-            h.update(data: data)
-        }
-        add("generator", Data(Generator.version.utf8))
-        func file(_ path: String) throws -> Data {
-            guard let d = FileManager.default.contents(atPath: path) else {
-                throw StoreError(operation: "read", path: path, reason: "cannot read input file")
-            }
-            return d
-        }
-        add("config", try file(config.file))
-        if let s = config.style { add("style", try file(s)) }
-        if let base = config.sprite {
-            for suffix in ["", "@2x"] {
-                for ext in [".json", ".png"] where suffix.isEmpty || FileManager.default.fileExists(atPath: base + suffix + ext) {
-                    add("sprite\(suffix)\(ext)", try file(base + suffix + ext))
-                }
-            }
-        }
-        // The built-in style and sprite are compiled in; a rebuilt binary with new ones must not look unchanged.
-        add("built-in style", Data(Style.defaultJSON.utf8))
-        add("built-in sprite", Sprite.builtIn(pixelRatio: 1).png + Sprite.builtIn(pixelRatio: 2).png)
-        for s in config.sources {
-            var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: s.path, isDirectory: &isDir) else {
-                throw StoreError(operation: "read", path: s.path, reason: "no such file or folder")
-            }
-            if isDir.boolValue {
-                let names = (FileManager.default.enumerator(atPath: s.path)?.allObjects as? [String] ?? []).sorted()
-                for n in names {
-                    var sub: ObjCBool = false
-                    _ = FileManager.default.fileExists(atPath: s.path + "/" + n, isDirectory: &sub)
-                    if !sub.boolValue { add("source \(s.id) \(n)", try file(s.path + "/" + n)) }
-                }
-            } else {
-                add("source \(s.id)", try file(s.path))
-            }
-        }
-        return Array(h.finalize())
     }
 
     /// What the diff needs of the previous build.

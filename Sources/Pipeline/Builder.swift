@@ -23,8 +23,11 @@ public struct BuildOptions: Sendable {
     public var force = false
     /// Report what would be rendered, reused and deleted; change nothing.
     public var dryRun = false
-    public init(jobs: Int = ProcessInfo.processInfo.activeProcessorCount, output: String? = nil, force: Bool = false, dryRun: Bool = false) {
-        self.jobs = max(1, jobs); self.output = output; self.force = force; self.dryRun = dryRun
+    /// Build into a non-empty folder that venuetiles did not make (its files are never deleted).
+    public var allowExisting = false
+    public init(jobs: Int = ProcessInfo.processInfo.activeProcessorCount, output: String? = nil, force: Bool = false, dryRun: Bool = false,
+                allowExisting: Bool = false) {
+        self.jobs = max(1, jobs); self.output = output; self.force = force; self.dryRun = dryRun; self.allowExisting = allowExisting
     }
 }
 
@@ -138,9 +141,14 @@ public final class Builder {
         summary.output = outputDir
         let zooms = Array(config.minZoom...config.maxZoom)
 
+        // The folder's rules and lock come first: nothing of the last build is
+        // read, and nothing deleted, before this build holds the folder.
+        let folder = try OutputFolder.openForBuild(outputDir, config: config, allowExisting: options.allowExisting, dryRun: options.dryRun, notice: log)
+        defer { folder.release() }
+        try pauseForTests("locked")
+
         // Nothing changed since the last complete build: stop before parsing anything.
-        let fingerprint = try? BuildIndex.fingerprint(config)
-        if !options.force, !options.dryRun, let fp = fingerprint, let last = BuildIndex.unchanged(TileStore(root: outputDir), fingerprint: fp) {
+        if !options.force, !options.dryRun, let fp = try? InputFingerprint.onDisk(config), let last = BuildIndex.unchanged(TileStore(root: outputDir), fingerprint: fp) {
             log("plan: inputs and output unchanged since the last build; nothing to do")
             summary.tilesWritten = last.tiles; summary.reused = last.tiles; summary.bytes = last.bytes
             summary.blankSkipped = last.blank; summary.warnings = last.warnings
@@ -153,10 +161,12 @@ public final class Builder {
         if !options.dryRun { Trash.emptyEarlier(root: outputDir) }
         // The last build's files are checked on a thread of their own meanwhile.
         let store = TileStore(root: outputDir)
-        let pending = PreviousBuild.Pending(store: store, checkFiles: !options.force)
+        // Files are checked under --force too: a tile whose bytes come out the same is not rewritten.
+        let pending = PreviousBuild.Pending(store: store, checkFiles: true)
 
         // Load: everything is read and checked before the output folder is touched.
-        let style = try Load.style(config.style)
+        try pauseForTests("loading")
+        let (style, styleBytes) = try Load.styleAndBytes(config.style)
         style.warnings.forEach { log("warning: \($0)") }
         summary.warnings += style.warnings.count
         let sprites = try Load.sprites(config.sprite)
@@ -165,8 +175,9 @@ public final class Builder {
         summary.warnings += spriteWarnings.count
         spriteDigests = [1: Digest32(bytes: SHA256.hash(data: sprites.one.png)).hex, 2: Digest32(bytes: SHA256.hash(data: sprites.two.png)).hex]
         var loaded = [Load.Loaded]()
+        let recorder = InputFingerprint.Recorder()
         for s in config.sources {
-            let l = try Load.source(s, threads: options.jobs)
+            let l = try Load.source(s, threads: options.jobs, recorder: recorder)
             for d in l.diagnostics { log(d.description) }
             let w = l.diagnostics.filter { $0.kind == .warning }.count
             log("load: \(s.id): \(l.venue.levels.count) levels, \(l.venue.features.count) features, \(w) warnings")
@@ -174,6 +185,10 @@ public final class Builder {
             loaded.append(l)
         }
 
+        // What this build records as its inputs: the bytes it parsed (an input
+        // edited since the check above is not taken for the one on disk).
+        let fingerprint = try? InputFingerprint.parsed(config, configBytes: config.parsedBytes, styleBytes: styleBytes,
+                                                       sources: loaded.map { ($0.bundle!, $0.names) }, recorder: recorder)
         clock.lap("load", into: &summary)
 
         // Prepare, and the pyramids with their input digests.
@@ -183,11 +198,14 @@ public final class Builder {
 
         // The last build's state is read first (its pyramids' digests decide
         // what to plan); its files are still being checked while planning runs.
-        let previous = pending.state()
-        let reusable = options.force ? nil : previous.flatMap { $0.version == Generator.version ? $0 : nil }
+        let previous = try pending.state()
+        // The last build's entries, matched with this build's tiles (under
+        // --force too, so that identical files are left alone); their keys are
+        // trusted only without --force.
+        let reusable = previous.flatMap { $0.version == Generator.version ? $0 : nil }
+        let trustKeys = !options.force
         let prevList = reusable?.tiles ?? []
-        let intentPath = store.path(TileStore.intentName)
-        let crashed = FileManager.default.contents(atPath: intentPath).map { String(decoding: $0, as: UTF8.self).split(separator: "\n").map(String.init) } ?? []
+        let crashed = try readIntent(store)
 
         // A pyramid whose inputs did not change is the last build's: not planned
         // again, provided every file of it is intact and no file is where it had
@@ -196,7 +214,7 @@ public final class Builder {
         var carriedEntry = [Bool](repeating: false, count: prevList.count)
         var carriedRecords = [Int: BuildIndex.PyramidRecord]()
         let lastRecords = Dictionary((reusable?.pyramids ?? []).map { ($0.directory, $0) }, uniquingKeysWith: { a, _ in a })
-        if reusable != nil, crashed.isEmpty {
+        if reusable != nil, crashed.isEmpty, trustKeys {
             for pi in pyramids.indices {
                 guard let r = lastRecords[pyramids[pi].directory], r.digest == pyramids[pi].digest else { continue }
                 pyramids[pi].carried = true
@@ -256,8 +274,8 @@ public final class Builder {
                 let e = prevList[pi]
                 c.previous = Int32(pi)
                 c.intact = prevIntact[pi]
-                if e.key == keys[i] && c.intact { c.decision = .reuse }
-            } else if prevBlank[path] == keys[i], store.fileStatus(path) == nil {
+                if trustKeys && e.key == keys[i] && c.intact { c.decision = .reuse }
+            } else if trustKeys, prevBlank[path] == keys[i], store.fileStatus(path) == nil {
                 c.decision = .reuseBlank
             }
             return c
@@ -288,6 +306,11 @@ public final class Builder {
         // Files no longer produced: previous tiles no job matched, previous other files
         // (TileJSON, meshes; rewritten or removed below) and what a killed build may have left.
         let tileJSONPaths = Set(pyramids.map { $0.directory + "/tilejson.json" })
+        // Every file besides tiles that this build writes: none of them is stale.
+        var otherFiles = tileJSONPaths
+        if config.mesh != nil {
+            for v in venues { otherFiles.formUnion(v.floors.map { "\(v.sourceID)/\($0.id)/mesh.glb" } + ["\(v.sourceID)/venue.glb"]) }
+        }
         var stale = Set<String>()
         var plannedPaths: Set<String>?   // built only when a path must be looked up
         func planned(_ p: String) -> Bool {
@@ -299,8 +322,8 @@ public final class Builder {
         } else {
             for e in previous?.tiles ?? [] where !planned(e.path) { stale.insert(e.path) }
         }
-        for e in previous?.files ?? [] where !tileJSONPaths.contains(e.path) { stale.insert(e.path) }
-        for p in crashed where !planned(p) && !tileJSONPaths.contains(p) { stale.insert(p) }
+        for e in previous?.files ?? [] where !otherFiles.contains(e.path) { stale.insert(e.path) }
+        for p in crashed where !planned(p) && !otherFiles.contains(p) { stale.insert(p) }
 
         if options.dryRun {
             summary.report = dryRunReport(jobs, decisions, pyramids, zooms, carried: carriedPerZoom, stale: stale)
@@ -310,27 +333,35 @@ public final class Builder {
             return summary
         }
 
-        // From here on the output folder changes: one build at a time, and a note of
-        // what this build may write so that a killed build is finished by the next one.
-        try store.lock()
-        defer { store.unlock() }
-        // A small incremental build sets the files it replaces or removes aside,
-        // for the next build to delete off the critical path (see Trash). A large
-        // one frees them as it goes: its trash would outlast several builds.
-        if reusable != nil && toRender.count + stale.count <= Trash.maxFiles { store.trash = try Trash(root: outputDir) }
+        // From here on the output folder changes (the lock is held since the
+        // start): a note of what this build may write or delete, so that a killed
+        // build is finished by the next one. Every file replaced or removed is
+        // set aside in this build's trash until the manifest is in place, so a
+        // handled error puts the folder back exactly as it was.
+        store.trash = Trash(root: outputDir)
         if !crashed.isEmpty {
             log("notice: the previous build into \(outputDir) did not finish; cleaning up after it")
             for p in crashed { store.removeTemporary(p) }
         }
-        let nothingToDo = toRender.isEmpty && crashed.isEmpty && !stale.contains { store.fileStatus($0) != nil }
+        // Stale files stay until the new manifest is in place: until then they
+        // are the previous output, which readers may still be using.
+        let toDelete = stale.filter { store.fileStatus($0) != nil }.sorted()
+        let nothingToDo = toRender.isEmpty && crashed.isEmpty && toDelete.isEmpty
         if !nothingToDo {
-            // Only what this build may write: the tiles it renders, TileJSON and meshes.
-            var intent = toRender.map { paths[$0] } + Array(tileJSONPaths).sorted() + crashed
-            if config.mesh != nil {
-                for v in venues { intent += v.floors.map { "\(v.sourceID)/\($0.id)/mesh.glb" } + ["\(v.sourceID)/venue.glb"] }
-            }
-            try store.write(TileStore.intentName, Data(intent.joined(separator: "\n").utf8))
+            let intent = toRender.map { paths[$0] } + otherFiles.sorted() + crashed + toDelete
+            try TileStore(root: outputDir).writeFile(TileStore.intentName, Data(intent.joined(separator: "\n").utf8))
         }
+        var writerForUndo: TileWriter?
+        var committed = false
+        defer {
+            // A handled error before the manifest switched: every file back as it was.
+            if !committed && !nothingToDo {
+                writerForUndo?.revert()
+                store.revertFiles()
+                if crashed.isEmpty { store.remove(TileStore.intentName) }
+            }
+        }
+        try pauseForTests("writing")
 
         // Render and store.
         let workers = options.jobs
@@ -354,6 +385,7 @@ public final class Builder {
         }
         let writer = TileWriter(store: store, paths: paths, keys: keys, previous: { checks[$0].previous >= 0 ? prevList[Int(checks[$0].previous)] : nil }, intact: fileIntact,
                                 entries: entries, blanks: blanks, writers: workers)
+        writerForUndo = writer
         // The writer owns these lists now: dropping ours avoids a copy-on-write of
         // millions of entries at its first write.
         entries = []
@@ -495,16 +527,11 @@ public final class Builder {
             }
         }
 
-        // Files the previous build wrote that this one does not produce (blank tiles
-        // that used to have a file were removed as they were found).
-        let written = Set(files.map(\.path))
-        let previousTileJSON = (previous?.files ?? []).map(\.path).filter { !written.contains($0) }
-        for path in (Array(stale) + previousTileJSON).sorted() where store.fileStatus(path) != nil {
-            store.remove(path)
-            summary.deleted += 1
-        }
-
-        clock.lap("tilejson+delete", into: &summary)
+        // Files the previous build wrote that this one does not produce go once
+        // the manifest is in place (blank tiles that used to have a file were set
+        // aside as they were found).
+        summary.deleted = toDelete.count
+        clock.lap("tilejson", into: &summary)
 
         // Manifest, last. Its lists are in pyramid order: a carried pyramid's entries
         // come from the last build, in the order that build wrote them, which is
@@ -564,6 +591,7 @@ public final class Builder {
         }
         let carriedForIndex = pyramids.indices.map { carriedRecords[$0]?.tiles }
         let indexResult = IndexResult()
+        try pauseForTests("committing")
         // No file changed: the manifest may still (input keys, venue entries). It
         // is made in a temporary file and compared with the one in place, which
         // stays, mtime and all, when equal: parsing the old one to compare took
@@ -608,11 +636,14 @@ public final class Builder {
             indexGroup.wait()
             throw error
         }
+        // The manifest is in place: this build's output is the folder's now.
+        committed = true
         manifestDone.signal()
         indexGroup.wait()
+        for path in toDelete { store.remove(path) }
         if let e = indexResult.error { throw e }
         if !nothingToDo { store.remove(TileStore.intentName) }
-        clock.lap("manifest", into: &summary)
+        clock.lap("manifest+delete", into: &summary)
         summary.seconds = Date().timeIntervalSince(start)
         keptUntilRelease = [pyramids, jobs, paths, keys, checks, decisions, fileIntact, previousEntry, matched, carriedEntry,
                             previous as Any, last as Any, manifest, venues, loaded, stale, records]
@@ -871,6 +902,15 @@ public final class Builder {
         }
         let otherDeletes = stale.filter { s in !pyramids.contains { s.hasPrefix($0.directory + "/") } }
         if !otherDeletes.isEmpty { lines.append("elsewhere: delete \(otherDeletes.count) (floors or tilesets no longer built)") }
+        return lines
+    }
+
+    /// The paths a build that did not finish meant to write or delete, each
+    /// checked to stay inside the output folder (the build deletes them).
+    func readIntent(_ store: TileStore) throws -> [String] {
+        guard let d = store.read(TileStore.intentName) else { return [] }
+        let lines = String(decoding: d, as: UTF8.self).split(separator: "\n").map(String.init)
+        for l in lines { try OutputFolder.checkRelative(l, file: store.path(TileStore.intentName)) }
         return lines
     }
 

@@ -10,24 +10,41 @@ public enum Load {
         public var sourceID: String
         public var venue: Venue
         public var diagnostics: [Diagnostic]
+        /// The bundle it was read from and the names of its files (for the
+        /// fingerprint of what was parsed; see `InputFingerprint`).
+        var bundle: VenueBundle?
+        var names: [String] = []
     }
 
-    /// `threads`: how many files of a dataset are parsed at once.
-    public static func source(_ s: PipelineConfig.Source, threads: Int = ProcessInfo.processInfo.activeProcessorCount) throws -> Loaded {
+    /// `threads`: how many files of a dataset are parsed at once. With a
+    /// `recorder`, the digest of every byte the reader parses is recorded.
+    static func source(_ s: PipelineConfig.Source, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
+                       recorder: InputFingerprint.Recorder?) throws -> Loaded {
+        let (opened, names) = try InputFingerprint.bundle(s)
+        let bundle: VenueBundle = recorder.map { InputFingerprint.RecordingBundle(inner: opened, source: s.id, recorder: $0) } ?? opened
+        var loaded: Loaded
         switch s.format {
         case .imdf:
             var r = IMDFReader(limits: s.limits, threads: threads)
-            let v = try r.read(path: s.path)
-            return Loaded(sourceID: s.id, venue: v, diagnostics: r.diagnostics.items)
+            let v = try r.read(bundle)
+            loaded = Loaded(sourceID: s.id, venue: v, diagnostics: r.diagnostics.items)
         case .geojson:
             var r = IndoorGeoJSONReader(levelProperty: s.levelProperty ?? "level", categoryProperty: s.categoryProperty, limits: s.limits)
-            let v = try r.read(path: s.path, venueID: s.id)
-            return Loaded(sourceID: s.id, venue: v, diagnostics: r.diagnostics.items)
+            let single = s.path.hasSuffix(".geojson") || s.path.hasSuffix(".json")
+            let v = try r.read(bundle, only: single ? names.first : nil, venueID: s.id, location: s.path)
+            loaded = Loaded(sourceID: s.id, venue: v, diagnostics: r.diagnostics.items)
         case .mvf:
             var r = MVFReader(limits: s.limits)
-            let v = try r.read(path: s.path)
-            return Loaded(sourceID: s.id, venue: v, diagnostics: r.diagnostics.items)
+            let v = try r.read(bundle)
+            loaded = Loaded(sourceID: s.id, venue: v, diagnostics: r.diagnostics.items)
         }
+        loaded.bundle = bundle
+        loaded.names = names
+        return loaded
+    }
+
+    public static func source(_ s: PipelineConfig.Source, threads: Int = ProcessInfo.processInfo.activeProcessorCount) throws -> Loaded {
+        try source(s, threads: threads, recorder: nil)
     }
 
     /// The sprite sheets for pixel ratios 1 and 2. A custom sprite needs its ratio-1
@@ -55,10 +72,15 @@ public enum Load {
     }
 
     public static func style(_ path: String?) throws -> Style {
-        guard let path else { return Style.builtIn }
+        try styleAndBytes(path).style
+    }
+
+    /// The style and the bytes it was parsed from (nil: the built-in style).
+    static func styleAndBytes(_ path: String?) throws -> (style: Style, bytes: Data?) {
+        guard let path else { return (Style.builtIn, nil) }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw StyleError(source: path, entry: nil, property: nil, problem: "cannot read style file")
         }
-        return try Style.parse(data, source: path)
+        return (try Style.parse(data, source: path), data)
     }
 }

@@ -80,6 +80,8 @@ public struct PipelineConfig: Sendable {
     public var sprite: String? = nil
     /// glTF meshes per floor and per venue, when asked for.
     public var mesh: MeshOptions?
+    /// The bytes this config was parsed from (for the build's input fingerprint).
+    public var parsedBytes = Data()
 
     public static let defaultZoom = (min: 17, max: 23)
 
@@ -105,6 +107,9 @@ public struct PipelineConfig: Sendable {
         }
 
         let output = try string(root, "output", fail) ?? "output"
+        guard !output.isEmpty else {
+            throw fail("output", "is empty, which would be the config's own folder; name a folder of its own, such as \"output\"")
+        }
         let baseURL = try string(root, "base_url", fail)
 
         var minZoom = defaultZoom.min, maxZoom = defaultZoom.max
@@ -241,8 +246,10 @@ public struct PipelineConfig: Sendable {
             mesh = m
         default: throw fail("mesh", "expected true, false or {\"floor_height\": …, \"heights\": {…}}")
         }
-        return PipelineConfig(file: file, output: resolve(output), baseURL: baseURL, minZoom: minZoom, maxZoom: maxZoom,
-                              sources: sources, tilesets: tilesets, style: style, sprite: sprite, mesh: mesh)
+        var config = PipelineConfig(file: file, output: resolve(output), baseURL: baseURL, minZoom: minZoom, maxZoom: maxZoom,
+                                    sources: sources, tilesets: tilesets, style: style, sprite: sprite, mesh: mesh)
+        config.parsedBytes = data
+        return config
     }
 
     static func isURLSafe(_ s: String) -> Bool {

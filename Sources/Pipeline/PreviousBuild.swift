@@ -33,12 +33,14 @@ struct PreviousBuild {
         private let stateRead = DispatchGroup()
         // Written once on the background thread, read after stateRead.wait().
         private var stateValue: BuildIndex.PreviousState?
+        private var stateError: Error?
         private var check: FileCheck?
 
         init(store: TileStore, checkFiles: Bool) {
             stateRead.enter()
             DispatchQueue.global().async { [self] in
-                let state = PreviousBuild.readState(store)
+                let state: BuildIndex.PreviousState?
+                do { state = try PreviousBuild.readState(store) } catch { stateError = error; state = nil }
                 stateValue = state
                 let check = state.map { FileCheck($0, store, checkFiles: checkFiles) }
                 self.check = check
@@ -47,8 +49,10 @@ struct PreviousBuild {
             }
         }
 
-        func state() -> BuildIndex.PreviousState? {
+        /// Throws when the last build's state names a path outside the output folder.
+        func state() throws -> BuildIndex.PreviousState? {
             stateRead.wait()
+            if let stateError { throw stateError }
             return stateValue
         }
 
@@ -116,10 +120,23 @@ struct PreviousBuild {
     }
 
     /// From the binary index when it was written for the manifest that is
-    /// there, else from manifest.json; nil when there is neither.
-    static func readState(_ store: TileStore) -> BuildIndex.PreviousState? {
-        if let s = BuildIndex.read(store)?.state { return s }
-        return Manifest.load(from: store.root).map(BuildIndex.PreviousState.init)
+    /// there, else from manifest.json; nil when there is neither. Every path in
+    /// it is checked to stay inside the output folder: the build deletes some of
+    /// them, so a bad one stops the build before anything is deleted.
+    static func readState(_ store: TileStore) throws -> BuildIndex.PreviousState? {
+        if let s = BuildIndex.read(store)?.state {
+            try checkPaths(s, file: store.path(BuildIndex.fileName))
+            return s
+        }
+        guard let s = Manifest.load(from: store.root).map(BuildIndex.PreviousState.init) else { return nil }
+        try checkPaths(s, file: store.path(Manifest.fileName))
+        return s
+    }
+
+    static func checkPaths(_ s: BuildIndex.PreviousState, file: String) throws {
+        for e in s.tiles { try OutputFolder.checkRelative(e.path, file: file) }
+        for e in s.files { try OutputFolder.checkRelative(e.path, file: file) }
+        for e in s.blank { try OutputFolder.checkRelative(e.path, file: file) }
     }
 
     /// Whether a file still holds what the manifest recorded. Files not touched

@@ -25,20 +25,40 @@ public struct LockError: Error, CustomStringConvertible {
 /// Writes files under the output root atomically: a temporary name in the
 /// same folder, then rename(2), so a reader never sees half a file.
 ///
-/// Used from one writer thread only; it caches the folders it created.
+/// Folders under the root are opened one component at a time without
+/// following symbolic links (`O_NOFOLLOW`): a link planted inside the output
+/// folder is refused, never written or deleted through. The root itself may be
+/// a link (the user named it).
+///
+/// With a `trash`, every file this store replaces or removes is set aside
+/// there first (a hard link before the rename, a rename for a removal), and the
+/// store says where, so that a failed build can put the old files back.
+///
+/// Used from one writer thread only; it keeps its last folders open.
 public final class TileStore {
     public let root: String
-    private var madeDirs = Set<String>()
-    private var lockFD: Int32 = -1
 
-    public static let lockName = ".venuetiles.lock"
     /// Written before a build changes anything and removed after its manifest:
     /// if it is there at the start of a build, the last one did not finish.
-    public static let intentName = ".venuetiles.intent"
+    public static let intentName = OutputFolder.stateFolder + "/intent"
 
-    /// Where replaced and removed files go instead of being freed (incremental
-    /// builds; see `Trash`). Nil: they are freed at once. Set before writing.
+    /// Where replaced and removed files go instead of being freed (see `Trash`).
+    /// Nil: they are freed at once. Set before writing.
     public var trash: Trash?
+
+    /// What happened to the file at a path, for putting it back.
+    public enum Undo: Equatable {
+        /// The file did not exist: remove it.
+        case created
+        /// The old file is in the trash under this slot: rename it back.
+        case replaced(Int32)
+        /// The file was moved into the trash under this slot: rename it back.
+        case removed(Int32)
+    }
+    /// Small files (TileJSON, meshes, the manifest) written or removed by path,
+    /// in order; tiles are tracked by the writer, which knows their jobs.
+    private(set) var undoLog = [(relative: String, undo: Undo)]()
+    private let undoLock = NSLock()
 
     /// The folders of the last tiles written, open, most recent first: a name
     /// relative to an open folder spares the kernel the walk down from the
@@ -56,10 +76,7 @@ public final class TileStore {
         self.trash = trash
     }
 
-    deinit {
-        closeFolders()
-        unlock()
-    }
+    deinit { closeFolders() }
 
     private func closeFolders() {
         for f in openFolders { close(f.fd) }
@@ -72,73 +89,59 @@ public final class TileStore {
             if k > 0 { openFolders.swapAt(0, k) }
             return openFolders[0].fd
         }
-        let full = path(String(relative))
-        try makeDirectory(full)
-        let fd = open(full, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw StoreError(operation: "open folder", path: full, reason: String(cString: strerror(errno))) }
+        let fd = try openFolder(relative, create: true)
         if openFolders.count == TileStore.openFolderLimit { close(openFolders.removeLast().fd) }
         openFolders.insert((relative, fd), at: 0)
         return fd
     }
 
+    /// Opens `relative` one component at a time from the root, never following
+    /// a symbolic link, creating missing folders when asked. The caller closes it.
+    func openFolder(_ relative: Substring, create: Bool) throws -> Int32 {
+        var fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd < 0 && create && errno == ENOENT {
+            mkdir(root, 0o755)
+            fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        }
+        guard fd >= 0 else { let e = errno; throw StoreError(operation: "open folder", path: root, reason: String(cString: strerror(e)), code: e) }
+        var walked = root
+        for c in relative.split(separator: "/", omittingEmptySubsequences: true) {
+            let name = String(c)
+            walked += "/" + name
+            var next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            if next < 0 && errno == ENOENT && create {
+                if mkdirat(fd, name, 0o755) != 0 && errno != EEXIST {
+                    let e = errno; close(fd)
+                    throw StoreError(operation: "create folder", path: walked, reason: String(cString: strerror(e)), code: e)
+                }
+                next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            }
+            let e = errno
+            close(fd)
+            guard next >= 0 else {
+                var st = Glibc.stat()
+                let isLink = e == ELOOP || (e == ENOTDIR && lstat(walked, &st) == 0 && st.st_mode & S_IFMT == S_IFLNK)
+                let reason = isLink ? "a symbolic link is in the way (never followed inside the output folder)"
+                    : e == ENOTDIR ? "a file is in the way" : String(cString: strerror(e))
+                throw StoreError(operation: create ? "create folder" : "open folder", path: walked, reason: reason, code: e)
+            }
+            fd = next
+        }
+        return fd
+    }
+
     public func path(_ relative: String) -> String { root + "/" + relative }
 
-    /// Takes the output folder's lock (flock), or throws `LockError` naming the holder.
-    public func lock() throws {
-        try makeDirectory(root)
-        let p = path(TileStore.lockName)
-        let fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw StoreError(operation: "open lock", path: p, reason: String(cString: strerror(errno))) }
-        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            let holder = (try? String(contentsOfFile: p, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-            close(fd)
-            throw LockError(path: root, holder: holder.isEmpty ? "lock held" : holder)
-        }
-        ftruncate(fd, 0)
-        let note = "pid \(getpid())\n"
-        _ = note.withCString { Glibc.write(fd, $0, strlen($0)) }
-        lockFD = fd
+    private static func split(_ relative: String) -> (dir: Substring, name: String) {
+        guard let slash = relative.lastIndex(of: "/") else { return ("", relative) }
+        return (relative[..<slash], String(relative[relative.index(after: slash)...]))
     }
 
-    public func unlock() {
-        guard lockFD >= 0 else { return }
-        flock(lockFD, LOCK_UN)
-        close(lockFD)
-        lockFD = -1
-    }
-
-    /// The temporary twin of a file: same folder, hidden name. One writer per
-    /// output folder (the lock), so it need not be unique.
-    private func temporaryPath(_ full: String) -> (dir: String, tmp: String) {
-        let slash = full.lastIndex(of: "/")!
-        let dir = String(full[..<slash])
-        return (dir, dir + "/." + full[full.index(after: slash)...] + ".tmp")
-    }
-
-    /// Creates the folder, lets `fill` write the temporary file, then renames it
-    /// into place, unless `keepOld` finds the file in place equal to it.
-    private func atomically(_ relative: String, keepOld: ((String, String) -> Bool)? = nil, _ fill: (String) throws -> Void) throws {
-        let full = path(relative)
-        let (dir, tmp) = temporaryPath(full)
-        try makeDirectory(dir)
-        try fill(tmp)
-        if let keepOld, keepOld(tmp, full) { unlink(tmp); return }
-        trash?.keep(full)
-        if rename(tmp, full) != 0 {
-            let reason = String(cString: strerror(errno))
-            unlink(tmp)
-            throw StoreError(operation: "rename to", path: full, reason: reason)
-        }
-    }
-
-    public func write(_ relative: String, _ data: Data) throws {
-        // Replaced files go to the trash by full path: the slower path, for small builds only.
-        guard trash == nil, let slash = relative.lastIndex(of: "/") else {
-            try atomically(relative) { try TileStore.fill(AT_FDCWD, $0, data, path: $0) }
-            return
-        }
-        var dir = try folder(relative[..<slash])
-        let name = String(relative[relative.index(after: slash)...])
+    /// Writes a tile; returns what to do to put the old state back.
+    @discardableResult
+    public func write(_ relative: String, _ data: Data) throws -> Undo {
+        let (dirPath, name) = TileStore.split(relative)
+        var dir = try folder(dirPath)
         let tmp = "." + name + ".tmp"
         do {
             try TileStore.fill(dir, tmp, data, path: path(relative))
@@ -146,20 +149,26 @@ public final class TileStore {
             // The open folder was removed meanwhile (another writer deleted its
             // last file, or someone else did): make it again, once.
             closeFolders()
-            madeDirs.remove(path(String(relative[..<slash])))
-            dir = try folder(relative[..<slash])
+            dir = try folder(dirPath)
             try TileStore.fill(dir, tmp, data, path: path(relative))
         }
+        return try rename(dir, tmp, over: name, relative)
+    }
+
+    /// Renames the temporary file over `name`, the file there first set aside.
+    private func rename(_ dir: Int32, _ tmp: String, over name: String, _ relative: String) throws -> Undo {
+        let undo = try trash.flatMap { try $0.keep(dir, name) }.map(Undo.replaced) ?? .created
         if renameat(dir, tmp, dir, name) != 0 {
             let reason = String(cString: strerror(errno))
             unlinkat(dir, tmp, 0)
             throw StoreError(operation: "rename to", path: path(relative), reason: reason)
         }
+        return undo
     }
 
     /// Creates (or truncates) `name` in folder `dir` and writes `data` to it.
     private static func fill(_ dir: Int32, _ name: String, _ data: Data, path: String) throws {
-        let fd = openat(dir, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let fd = openat(dir, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { let e = errno; throw StoreError(operation: "create", path: path, reason: String(cString: strerror(e)), code: e) }
         let ok = data.withUnsafeBytes { buf -> Bool in
             var off = 0
@@ -170,14 +179,38 @@ public final class TileStore {
             }
             return true
         }
-        let reason = String(cString: strerror(errno))
-        close(fd)
-        guard ok else { unlinkat(dir, name, 0); throw StoreError(operation: "write", path: path, reason: reason) }
+        let e = errno
+        let closed = close(fd) == 0
+        guard ok && closed else {
+            unlinkat(dir, name, 0)
+            throw StoreError(operation: "write", path: path, reason: String(cString: strerror(ok ? errno : e)), code: e)
+        }
+    }
+
+    /// Creates the folder, lets `fill` write the temporary file, then renames it
+    /// into place, unless `keepOld` finds the file in place equal to it. Opens its
+    /// own folder (the index is written beside the manifest, on another thread).
+    private func atomically(_ relative: String, keepOld: ((Int32, String, String) -> Bool)? = nil, _ fill: (Int32, String) throws -> Void) throws -> Bool {
+        let (dirPath, name) = TileStore.split(relative)
+        let dir = try openFolder(dirPath, create: true)
+        defer { close(dir) }
+        let tmp = "." + name + ".tmp"
+        try fill(dir, tmp)
+        if let keepOld, keepOld(dir, tmp, name) { unlinkat(dir, tmp, 0); return false }
+        let undo = try rename(dir, tmp, over: name, relative)
+        // The manifest and the index are written at once, on two threads.
+        undoLock.lock(); undoLog.append((relative, undo)); undoLock.unlock()
+        return true
+    }
+
+    /// Writes a small file atomically by path (TileJSON, meshes), recording how to undo it.
+    public func writeFile(_ relative: String, _ data: Data) throws {
+        _ = try atomically(relative) { dir, tmp in try TileStore.fill(dir, tmp, data, path: path(relative)) }
     }
 
     /// Writes a file produced in pieces, atomically like `write`.
     public func writeStream(_ relative: String, _ produce: ((Data) throws -> Void) throws -> Void) throws {
-        try atomically(relative) { try stream(to: $0, produce) }
+        _ = try atomically(relative) { dir, tmp in try stream(dir, tmp, relative, produce) }
     }
 
     /// `writeStream`, except that when the file in place already holds exactly
@@ -185,9 +218,8 @@ public final class TileStore {
     /// For large files whose bytes are cheaper to produce than to predict.
     @discardableResult
     public func writeStreamIfChanged(_ relative: String, _ produce: ((Data) throws -> Void) throws -> Void) throws -> Bool {
-        var wrote = true
-        try atomically(relative, keepOld: { tmp, full in
-            guard let new = MappedFile(path: tmp), let old = MappedFile(path: full), new.size == old.size else { return false }
+        try atomically(relative, keepOld: { dir, tmp, name in
+            guard let new = MappedFile(dir: dir, name: tmp), let old = MappedFile(dir: dir, name: name), new.size == old.size else { return false }
             // 8 MiB at a time, each piece's pages given back once compared (a
             // large venue's manifest is hundreds of megabytes).
             var k = 0
@@ -199,22 +231,21 @@ public final class TileStore {
                 if !same { return false }
                 k += n
             }
-            wrote = false
             return true
-        }) { try stream(to: $0, produce) }
-        return wrote
+        }) { dir, tmp in try stream(dir, tmp, relative, produce) }
     }
 
-    private func stream(to tmp: String, _ produce: ((Data) throws -> Void) throws -> Void) throws {
-        guard FileManager.default.createFile(atPath: tmp, contents: nil), let h = FileHandle(forWritingAtPath: tmp) else {
-            throw StoreError(operation: "create", path: tmp, reason: String(cString: strerror(errno)))
-        }
+    private func stream(_ dir: Int32, _ tmp: String, _ relative: String, _ produce: ((Data) throws -> Void) throws -> Void) throws {
+        let fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { let e = errno; throw StoreError(operation: "create", path: path(relative), reason: String(cString: strerror(e)), code: e) }
+        let h = FileHandle(fileDescriptor: fd, closeOnDealloc: false)
         do {
             try produce { try h.write(contentsOf: $0) }
-            try h.close()
+            guard close(fd) == 0 else { throw StoreError(operation: "write", path: path(relative), reason: String(cString: strerror(errno))) }
         } catch {
-            try? h.close(); unlink(tmp)
-            throw StoreError(operation: "write", path: tmp, reason: "\(error)")
+            close(fd); unlinkat(dir, tmp, 0)
+            if let e = error as? StoreError { throw e }
+            throw StoreError(operation: "write", path: path(relative), reason: "\(error)")
         }
     }
 
@@ -223,48 +254,68 @@ public final class TileStore {
     @discardableResult
     public func writeIfChanged(_ relative: String, _ data: Data) throws -> Bool {
         if read(relative) == data { return false }
-        try write(relative, data)
+        try writeFile(relative, data)
         return true
     }
 
-    /// `mkdir -p`, failing with the system's reason and the part of the path
-    /// that is in the way (Foundation's message for a file where a folder
-    /// should be was "The operation could not be completed").
-    public func makeDirectory(_ dir: String) throws {
-        if madeDirs.contains(dir) { return }
-        var st = Glibc.stat()
-        if stat(dir, &st) == 0 {
-            guard st.st_mode & S_IFMT == S_IFDIR else {
-                throw StoreError(operation: "create folder", path: dir, reason: "a file is in the way", code: ENOTDIR)
-            }
-        } else {
-            let parent = (dir as NSString).deletingLastPathComponent
-            if !parent.isEmpty && parent != dir { try makeDirectory(parent) }
-            if mkdir(dir, 0o755) != 0 && errno != EEXIST {
-                let e = errno
-                throw StoreError(operation: "create folder", path: dir, reason: String(cString: strerror(e)), code: e)
-            }
+    /// Removes a file (set aside in the trash when there is one; its leftover
+    /// temporary twin too) and then every folder above it that became empty, up
+    /// to the root. Returns how to undo it (nil: there was no file). A path
+    /// through a symbolic link or a file removes nothing.
+    @discardableResult
+    public func remove(_ relative: String, setAside: Bool = true) -> Undo? {
+        let (dirPath, name) = TileStore.split(relative)
+        guard let dir = try? openFolder(dirPath, create: false) else { return nil }
+        defer { close(dir) }
+        var undo: Undo?
+        if setAside, let t = trash, let slot = t.take(dir, name) {
+            undo = .removed(slot)
+        } else if unlinkat(dir, name, 0) == 0 {
+            undo = .created  // freed: nothing to put back
         }
-        madeDirs.insert(dir)
+        unlinkat(dir, "." + name + ".tmp", 0)
+        removeEmptyFolders(dirPath)
+        return undo
     }
 
-    /// Removes a file (and its leftover temporary twin) and then every folder
-    /// above it that became empty, up to the root.
-    public func remove(_ relative: String) {
-        let full = path(relative)
-        if !(trash?.take(full) ?? false) { unlink(full) }
-        var dir = (full as NSString).deletingLastPathComponent
-        while dir.count > root.count && dir.hasPrefix(root) {
-            if rmdir(dir) != 0 { break }
-            madeDirs.remove(dir)
+    /// Removes the folders of `relative` (deepest first) while they are empty.
+    private func removeEmptyFolders(_ relative: Substring) {
+        var parts = relative.split(separator: "/")
+        while let last = parts.popLast() {
+            let parent = parts.joined(separator: "/")
+            guard let fd = try? openFolder(Substring(parent), create: false) else { return }
+            let ok = unlinkat(fd, String(last), AT_REMOVEDIR) == 0
+            close(fd)
+            if !ok { return }
             closeFolders()
-            dir = (dir as NSString).deletingLastPathComponent
         }
+    }
+
+    /// Puts back what `undo` says about `relative`, after a failed build.
+    public func revert(_ relative: String, _ undo: Undo) {
+        let (dirPath, name) = TileStore.split(relative)
+        switch undo {
+        case .created:
+            remove(relative, setAside: false)
+        case .replaced(let slot), .removed(let slot):
+            guard let t = trash, let dir = try? openFolder(dirPath, create: true) else { return }
+            t.restore(slot, to: dir, name)
+            close(dir)
+        }
+    }
+
+    /// Reverts this store's small files, newest first.
+    public func revertFiles() {
+        undoLock.lock(); let log = undoLog; undoLog.removeAll(); undoLock.unlock()
+        for (relative, undo) in log.reversed() { revert(relative, undo) }
     }
 
     /// Removes the temporary file a killed build may have left beside `relative`.
     public func removeTemporary(_ relative: String) {
-        unlink(temporaryPath(path(relative)).tmp)
+        let (dirPath, name) = TileStore.split(relative)
+        guard let dir = try? openFolder(dirPath, create: false) else { return }
+        unlinkat(dir, "." + name + ".tmp", 0)
+        close(dir)
     }
 
     /// Size and modification time, or nil when the file is missing.
@@ -274,7 +325,17 @@ public final class TileStore {
         return (Int(st.st_size), st.st_mtim)
     }
 
-    public func read(_ relative: String) -> Data? { FileManager.default.contents(atPath: path(relative)) }
+    /// The bytes of a regular file under the root (nil when missing, or when a
+    /// symbolic link is on the way).
+    public func read(_ relative: String) -> Data? {
+        let (dirPath, name) = TileStore.split(relative)
+        guard let dir = try? openFolder(dirPath, create: false) else { return nil }
+        defer { close(dir) }
+        let fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        let h = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        return try? h.readToEnd() ?? Data()
+    }
 
     /// Stats files one after another with the folder of the last one kept open:
     /// tiles come sorted by folder, so most stats resolve one name instead of
@@ -303,7 +364,7 @@ public final class TileStore {
             if fd < 0 || !folder.elementsEqual(dir) {
                 if fd >= 0 { close(fd) }
                 folder = Array(dir)
-                fd = open(store.path(String(decoding: dir, as: UTF8.self)), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                fd = (try? store.openFolder(Substring(String(decoding: dir, as: UTF8.self)), create: false)) ?? -1
             }
             // No folder: no file in it.
             guard fd >= 0 else { return nil }
@@ -320,6 +381,7 @@ public final class TileStore {
     }
 }
 
+
 /// A file mapped read-only into memory, unmapped on deinit: the last
 /// manifest, whose carried pyramids' lines the new one copies.
 final class MappedFile {
@@ -328,8 +390,13 @@ final class MappedFile {
     let mtime: timespec
 
     /// nil when the file cannot be opened, is empty or cannot be mapped.
-    init?(path: String) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+    convenience init?(path: String) {
+        self.init(dir: AT_FDCWD, name: path)
+    }
+
+    /// The file `name` in the open folder `dir` (a symbolic link is not followed).
+    init?(dir: Int32, name: String) {
+        let fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var st = Glibc.stat()

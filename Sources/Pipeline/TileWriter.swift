@@ -28,11 +28,15 @@ final class TileWriter {
     /// CPU time of the writing threads (system time included: creating files is kernel work).
     private(set) var cpuSeconds = 0.0
     private var failure: Error?
+    /// Per job, what `revert` does to put the previous file back (`Undo.code`).
+    private var undo: [Int32]
+    private var written = 0
 
     init(store: TileStore, paths: [String], keys: [Digest16], previous: @escaping (Int) -> Manifest.TileEntry?, intact: [Bool],
          entries: [Manifest.TileEntry], blanks: [Manifest.BlankEntry?], writers: Int) {
         self.stores = (0..<max(1, writers)).map { _ in TileStore(root: store.root, trash: store.trash) }; self.paths = paths; self.keys = keys; self.previous = previous; self.intact = intact
         self.entries = entries; self.blanks = blanks
+        undo = [Int32](repeating: Undo.none, count: paths.count)
     }
 
     /// Queues one batch (job index, render result); waits first for the batch before it.
@@ -49,26 +53,32 @@ final class TileWriter {
             let runs = max(1, min(stores.count, batch.count))
             let perRun = (batch.count + runs - 1) / runs
             struct Tally { var changed = 0, dropped = 0, cpu = 0.0; var error: Error? }
+            let failAt = TestHooks.failWritesAfter.map { $0 - written } ?? Int.max
+            written += batch.count
             let tallies = entries.withUnsafeMutableBufferPointer { entries in
                 blanks.withUnsafeMutableBufferPointer { blanks in
+                  undo.withUnsafeMutableBufferPointer { undo in
                     // Each run writes its own jobs' slots only.
-                    let slots = Slots(entries: entries.baseAddress!, blanks: blanks.baseAddress!)
+                    let slots = Slots(entries: entries.baseAddress!, blanks: blanks.baseAddress!, undo: undo.baseAddress!)
                     return Workers.map(runs, workers: runs, placeholder: Tally()) { _, r in
                         let store = stores[r]
                         var t = Tally()
                         let cpu0 = threadCPUSeconds()
                         do {
-                            for (ji, result) in batch[(r * perRun)..<min((r + 1) * perRun, batch.count)] {
+                            for (k, (ji, result)) in batch[(r * perRun)..<min((r + 1) * perRun, batch.count)].enumerated() {
                                 let path = paths[ji]
                                 guard let rendered = try result.get() else {
                                     slots.blanks[ji] = Manifest.BlankEntry(path: path, key: keys[ji])
-                                    if store.fileStatus(path) != nil { store.remove(path); t.changed += 1 }
+                                    if store.fileStatus(path) != nil, let u = store.remove(path) { slots.undo[ji] = Undo.code(u); t.changed += 1 }
                                     continue
                                 }
                                 t.dropped += rendered.dropped
                                 // Same bytes as the file already there: leave it (and its mtime) alone.
                                 if !(intact[ji] && previous(ji)?.sha256 == rendered.hash) {
-                                    try store.write(path, rendered.data)
+                                    if r * perRun + k >= failAt {
+                                        throw StoreError(operation: "write", path: store.path(path), reason: "No space left on device (injected by VENUETILES_TEST_FAIL)", code: ENOSPC)
+                                    }
+                                    slots.undo[ji] = Undo.code(try store.write(path, rendered.data))
                                     t.changed += 1
                                 }
                                 slots.entries[ji] = Manifest.TileEntry(path: path, sha256: rendered.hash, bytes: rendered.data.count, key: keys[ji])
@@ -79,6 +89,7 @@ final class TileWriter {
                         t.cpu = threadCPUSeconds() - cpu0
                         return t
                     }
+                  }
                 }
             }
             for t in tallies {
@@ -99,6 +110,15 @@ final class TileWriter {
         return (e, b)
     }
 
+    /// Puts back every file this writer replaced, removed or created, after a
+    /// failed build (the store's trash holds the old ones).
+    func revert() {
+        group.wait()
+        let store = stores[0]
+        for (ji, u) in undo.enumerated() where u != Undo.none { store.revert(paths[ji], Undo.decode(u)) }
+        undo = []
+    }
+
     /// Waits for the last batch; rethrows the first write error.
     func finish() throws {
         group.wait()
@@ -110,4 +130,20 @@ final class TileWriter {
 private struct Slots: @unchecked Sendable {
     let entries: UnsafeMutablePointer<Manifest.TileEntry>
     let blanks: UnsafeMutablePointer<Manifest.BlankEntry?>
+    let undo: UnsafeMutablePointer<Int32>
+}
+
+/// `TileStore.Undo` in four bytes per job (a large venue has a million jobs).
+private enum Undo {
+    static let none: Int32 = -2
+    static func code(_ u: TileStore.Undo) -> Int32 {
+        switch u {
+        case .created: return -1
+        case .replaced(let slot): return slot
+        case .removed(let slot): return -3 - slot
+        }
+    }
+    static func decode(_ c: Int32) -> TileStore.Undo {
+        c == -1 ? .created : c >= 0 ? .replaced(c) : .removed(-3 - c)
+    }
 }

@@ -30,16 +30,21 @@ public struct IndoorGeoJSONReader {
     }
 
     public mutating func read(path: String, venueID: String) throws -> Venue {
-        let bundle: VenueBundle
-        var files = [(name: String, display: String)]()
         if path.hasSuffix(".geojson") || path.hasSuffix(".json") {
             // One file: a bundle of its folder holding just that file.
             let url = URL(fileURLWithPath: path)
             guard FileManager.default.fileExists(atPath: path) else { throw VenueFormatError(file: path, problem: "no such file or folder") }
-            bundle = DirectoryBundle(root: url.deletingLastPathComponent().path)
-            files = [(url.lastPathComponent, path)]
+            return try read(DirectoryBundle(root: url.deletingLastPathComponent().path), only: url.lastPathComponent, venueID: venueID, location: path)
+        }
+        return try read(try openBundle(at: path, limits: limits), venueID: venueID, location: path)
+    }
+
+    /// Reads the `.geojson`/`.json` files of a bundle, or only the file `only`.
+    public mutating func read(_ bundle: VenueBundle, only: String? = nil, venueID: String, location path: String) throws -> Venue {
+        var files = [(name: String, display: String)]()
+        if let only {
+            files = [(only, bundle.describe(only))]
         } else {
-            bundle = try openBundle(at: path, limits: limits)
             files = try bundle.fileNames().filter { $0.hasSuffix(".geojson") || $0.hasSuffix(".json") }
                 .filter { !$0.hasPrefix("__MACOSX/") }.map { ($0, bundle.describe($0)) }
         }

@@ -16,8 +16,9 @@ struct VenueTiles: ParsableCommand {
         holding every file's SHA-256 and every tile's input key. A second build re-renders only \
         the tiles whose inputs changed.
 
-        Exit status: 0 success; 1 bad input or configuration (the output folder is not touched), \
-        or `verify` found a difference; 3 a failure while rendering or writing output; 4 another \
+        Exit status: 0 success; 1 bad input or configuration, an output folder that is not \
+        venuetiles' to write or delete, or `verify` found a difference (the output folder is not \
+        touched); 3 a failure while rendering or writing output; 4 another \
         build holds the output folder; 64 bad command-line usage.
         """,
         version: Generator.version,
@@ -50,7 +51,7 @@ func printError(_ e: Error) {
 func exitStatus(for e: Error) -> ExitCode {
     printError(e)
     switch e {
-    case is ConfigError, is VenueFormatError, is VenueFormatErrors, is StyleError: return ExitCode(1)
+    case is ConfigError, is VenueFormatError, is VenueFormatErrors, is StyleError, is OutputFolderError, is OutputStateError: return ExitCode(1)
     case is LockError: return ExitCode(4)
     default: return ExitCode(3)
     }
@@ -80,6 +81,11 @@ struct Build: ParsableCommand {
     @Flag(name: .customLong("dry-run"), help: "Print what would be rendered, reused and deleted per floor and zoom; change nothing.")
     var dryRun = false
 
+    @Flag(name: .customLong("allow-existing"), help: ArgumentHelp(
+        "Build into a non-empty folder that venuetiles did not make.",
+        discussion: "Its files are left alone: venuetiles deletes only what its own manifest lists. Without this flag such a folder is refused."))
+    var allowExisting = false
+
     @Flag(name: .shortAndLong, help: "Print only warnings, errors and the summary line.")
     var quiet = false
 
@@ -88,6 +94,7 @@ struct Build: ParsableCommand {
 
     func validate() throws {
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+        if common.output?.isEmpty == true { throw ValidationError("--output must name a folder (an empty value would be the current folder)") }
     }
 
     func run() throws {
@@ -102,7 +109,7 @@ struct Build: ParsableCommand {
         let builder: Builder
         do {
             let config = try PipelineConfig.load(path: common.config)
-            let options = BuildOptions(jobs: jobs, output: common.outputOverride, force: force, dryRun: dryRun)
+            let options = BuildOptions(jobs: jobs, output: common.outputOverride, force: force, dryRun: dryRun, allowExisting: allowExisting)
             builder = Builder(config: config, options: options, log: log, progress: bar)
             summary = try builder.run()
         } catch { throw exitStatus(for: error) }
@@ -221,16 +228,34 @@ struct Verify: ParsableCommand {
 
 struct Clean: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Remove the output folder.",
-        discussion: "Refuses a folder that holds no manifest.json (it is not venuetiles output), and waits for no running build: if one holds the folder, it stops with exit status 4."
+        abstract: "Remove what venuetiles wrote into the output folder.",
+        discussion: """
+        Removes the files the output's manifest.json lists (and those an unfinished build meant \
+        to write), venuetiles' own .venuetiles/ folder, every folder that became empty, and the \
+        output folder when nothing else is left. Files venuetiles did not write stay where they \
+        are; symbolic links are never followed. A folder without .venuetiles/owner.json (one \
+        venuetiles did not make) is refused with exit status 1, and a folder that a running build \
+        holds with exit status 4.
+        """
     )
 
     @OptionGroup var common: CommonOptions
 
+    func validate() throws {
+        if common.output?.isEmpty == true { throw ValidationError("--output must name a folder (an empty value would be the current folder)") }
+    }
+
     func run() throws {
         do {
             let dir = try common.outputFolder()
-            print(try Pipeline.Verify.clean(output: dir) ? "removed \(dir)" : "nothing to remove at \(dir)")
+            let r = try Pipeline.Verify.clean(output: dir)
+            if r.folderRemoved {
+                print("removed \(dir) (\(r.removed) files)")
+            } else if r.removed == 0 && r.kept.isEmpty {
+                print("nothing to remove at \(dir)")
+            } else {
+                print("removed \(r.removed) files from \(dir); kept \(r.kept.count) entries venuetiles did not write: \(r.kept.prefix(5).joined(separator: ", "))")
+            }
         } catch { throw exitStatus(for: error) }
     }
 }

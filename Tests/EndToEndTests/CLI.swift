@@ -26,10 +26,29 @@ enum CLI {
         }
     }
 
-    static func run(_ args: [String], cwd: URL? = nil) throws -> Result {
+    /// Starts the binary without waiting (its output goes to /dev/null).
+    static func start(_ args: [String], env: [String: String] = [:]) throws -> Process {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binary)
         p.arguments = args
+        p.environment = ProcessInfo.processInfo.environment.merging(env) { _, b in b }
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        return p
+    }
+
+    /// Waits (at most 120 s) until a file exists: a build paused by `VENUETILES_TEST_PAUSE` made it.
+    static func waitForFile(_ path: String) throws {
+        for _ in 0..<1200 where !FileManager.default.fileExists(atPath: path) { usleep(100_000) }
+        guard FileManager.default.fileExists(atPath: path) else { throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: path]) }
+    }
+
+    static func run(_ args: [String], cwd: URL? = nil, env: [String: String] = [:]) throws -> Result {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = args
+        if !env.isEmpty { p.environment = ProcessInfo.processInfo.environment.merging(env) { _, b in b } }
         if let cwd { p.currentDirectoryURL = cwd }
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
@@ -79,11 +98,14 @@ enum CLI {
         return url
     }
 
-    /// Every file under `dir` with its SHA-256 and modification time.
-    static func snapshot(_ dir: URL) -> [String: String] {
+    /// Every file under `dir` with its SHA-256 and modification time, but for
+    /// venuetiles' own state (`.venuetiles/`: lock, index, trash), which is not
+    /// output (unless `state`).
+    static func snapshot(_ dir: URL, state: Bool = false) -> [String: String] {
         var out = [String: String]()
         guard let e = FileManager.default.enumerator(atPath: dir.path) else { return out }
         for case let rel as String in e {
+            if !state && (rel == ".venuetiles" || rel.hasSuffix("/.venuetiles")) { e.skipDescendants(); continue }
             let path = dir.appendingPathComponent(rel).path
             var isDir: ObjCBool = false
             FileManager.default.fileExists(atPath: path, isDirectory: &isDir)

@@ -53,7 +53,8 @@ final class IncrementalBuildTests: XCTestCase {
 
     func testNoOpRebuildRendersNothingAndTouchesNoFile() throws {
         try build()
-        let before = CLI.snapshot(out)
+        // State included: a no-op leaves the index alone too (not the lock, which records its holder's pid).
+        let before = CLI.snapshot(out, state: true).filter { $0.key != ".venuetiles/lock" }
         var inodes = [String: UInt64]()
         for path in before.keys {
             var st = stat()
@@ -63,10 +64,10 @@ final class IncrementalBuildTests: XCTestCase {
         XCTAssertEqual(r.rendered, 0, r.stdout)
         XCTAssertTrue(r.stdout.contains("0 deleted"))
         // Contents and modification times of every file (the lock file records the last holder's pid).
-        let after = CLI.snapshot(out)
+        let after = CLI.snapshot(out, state: true).filter { $0.key != ".venuetiles/lock" }
         XCTAssertEqual(Set(after.keys), Set(before.keys))
-        XCTAssertEqual(after.keys.filter { after[$0] != before[$0] && $0 != ".venuetiles.lock" }.sorted(), [])
-        for (path, ino) in inodes where path != ".venuetiles.lock" {
+        XCTAssertEqual(after.keys.filter { after[$0] != before[$0] }.sorted(), [])
+        for (path, ino) in inodes where !path.hasPrefix(".venuetiles/") {
             var st = stat()
             XCTAssertEqual(lstat(out.appendingPathComponent(path).path, &st), 0)
             XCTAssertEqual(UInt64(st.st_ino), ino, path)
@@ -264,7 +265,7 @@ final class IncrementalBuildTests: XCTestCase {
         }
         try rename("Nordic Books & Maps")
         XCTAssertGreaterThan(try build().rendered, 0)
-        let trash = out.appendingPathComponent(".venuetiles.trash")
+        let trash = out.appendingPathComponent(".venuetiles/trash")
         let folders = try FileManager.default.contentsOfDirectory(atPath: trash.path)
         XCTAssertEqual(folders.count, 1)
         let first = trash.appendingPathComponent(folders[0])
@@ -402,14 +403,14 @@ final class IncrementalBuildTests: XCTestCase {
 
     func testSecondBuildIntoTheSameFolderIsRefused() throws {
         try build()
-        let lock = out.appendingPathComponent(".venuetiles.lock").path
+        let lock = out.appendingPathComponent(".venuetiles/lock").path
         let fd = open(lock, O_RDWR | O_CREAT, 0o644)
         XCTAssertGreaterThanOrEqual(fd, 0)
         XCTAssertEqual(flock(fd, LOCK_EX | LOCK_NB), 0)
         let before = CLI.snapshot(out)
         let r = try build(["--force"], expect: 4)
         XCTAssertTrue(r.stderr.contains("another venuetiles build"), r.stderr)
-        XCTAssertEqual(CLI.snapshot(out).filter { $0.key != ".venuetiles.lock" }, before.filter { $0.key != ".venuetiles.lock" })
+        XCTAssertEqual(CLI.snapshot(out), before)
         close(fd)
         try build()
     }
@@ -427,14 +428,19 @@ final class IncrementalBuildTests: XCTestCase {
         XCTAssertTrue(v.stdout.contains("unexpected: h/stray.bin"), v.stdout)
         // The next build repairs both tiles (the stray file is not ours to delete).
         XCTAssertEqual(try build().rendered, 2)
+        // Clean removes what venuetiles wrote, and keeps the stray file and the folders that hold it.
         let c = try CLI.run(["clean", "--config", config.path])
         XCTAssertEqual(c.status, 0, c.stderr)
+        XCTAssertEqual(try FileManager.default.subpathsOfDirectory(atPath: out.path).sorted(), ["h", "h/stray.bin"])
+        try FileManager.default.removeItem(at: out.appendingPathComponent("h/stray.bin"))
+        try build()
+        XCTAssertEqual(try CLI.run(["clean", "--config", config.path]).status, 0)
         XCTAssertFalse(FileManager.default.fileExists(atPath: out.path))
         // A folder that is not venuetiles output is left alone.
         let other = dir.appendingPathComponent("precious")
         try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
         try Data("keep".utf8).write(to: other.appendingPathComponent("notes.txt"))
-        XCTAssertEqual(try CLI.run(["clean", "--output", other.path]).status, 3)
+        XCTAssertEqual(try CLI.run(["clean", "--output", other.path]).status, 1)
         XCTAssertTrue(FileManager.default.fileExists(atPath: other.appendingPathComponent("notes.txt").path))
     }
 

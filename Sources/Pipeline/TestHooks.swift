@@ -1,0 +1,31 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Points where the end-to-end tests stop a build or make it fail, so that a
+/// race or a fault happens at a chosen moment instead of by chance. Read from
+/// the environment once; unset (as in every real run) they cost one branch.
+///
+/// - `VENUETILES_TEST_PAUSE=<point>:<file>`: at `<point>` the build creates
+///   `<file>.reached` and waits (at most 60 s) until `<file>` exists.
+/// - `VENUETILES_TEST_FAIL=write-after:<n>`: the tile writer fails as a full
+///   disk would after `<n>` tiles written.
+enum TestHooks {
+    static let pause: (point: String, file: String)? = {
+        guard let v = ProcessInfo.processInfo.environment["VENUETILES_TEST_PAUSE"], let colon = v.firstIndex(of: ":") else { return nil }
+        return (String(v[..<colon]), String(v[v.index(after: colon)...]))
+    }()
+
+    static let failWritesAfter: Int? = {
+        guard let v = ProcessInfo.processInfo.environment["VENUETILES_TEST_FAIL"], v.hasPrefix("write-after:") else { return nil }
+        return Int(v.dropFirst("write-after:".count))
+    }()
+}
+
+/// Waits at `point` when a test asked for it (see `TestHooks`).
+func pauseForTests(_ point: String) throws {
+    guard let p = TestHooks.pause, p.point == point else { return }
+    FileManager.default.createFile(atPath: p.file + ".reached", contents: nil)
+    for _ in 0..<600 where !FileManager.default.fileExists(atPath: p.file) { usleep(100_000) }
+}
