@@ -85,13 +85,39 @@ struct StageClock {
     }
 }
 
+/// One run's bookkeeping: the summary it returns and the clock of its stages.
+struct BuildRun {
+    let start = Date()
+    let outputDir: String
+    var summary = BuildSummary()
+    var clock = StageClock()
+
+    init(outputDir: String) { self.outputDir = outputDir; summary.output = outputDir }
+
+    mutating func lap(_ stage: String) { clock.lap(stage, into: &summary) }
+
+    mutating func finish() -> BuildSummary {
+        summary.seconds = Date().timeIntervalSince(start)
+        return summary
+    }
+}
+
+/// The Load stage's result.
+struct BuildInputs {
+    var style: Style
+    var sprites: (one: Sprite, two: Sprite)
+    var loaded: [Load.Loaded]
+    /// Of the bytes parsed (see `InputFingerprint`); nil when an input could not be read again.
+    var fingerprint: [UInt8]?
+}
+
 /// Runs the stages: Load → Prepare → Plan (keys, diff) → Render → Store → Manifest.
 public final class Builder {
     public let config: PipelineConfig
     public let options: BuildOptions
-    private let log: (String) -> Void
+    let log: (String) -> Void
     /// Called after each rendered batch with (tiles done, tiles to render, seconds since start).
-    private let progress: ((Int, Int, Double) -> Void)?
+    let progress: ((Int, Int, Double) -> Void)?
     /// SHA-256 of the sprite sheet per pixel ratio, for the raster key header.
     private var spriteDigests = [Int: String]()
     /// The last run's large values (plans, paths, entries, the last build's
@@ -133,46 +159,89 @@ public final class Builder {
 
     enum Decision { case render, reuse, reuseBlank }
 
+    /// The stages in data-flow order (ARCHITECTURE.md names each one's type and file).
     public func run() throws -> BuildSummary {
-        let start = Date()
-        var summary = BuildSummary()
-        var clock = StageClock()
-        let outputDir = options.output ?? config.output
-        summary.output = outputDir
+        var run = BuildRun(outputDir: options.output ?? config.output)
         let zooms = Array(config.minZoom...config.maxZoom)
-
         // The folder's rules and lock come first: nothing of the last build is
         // read, and nothing deleted, before this build holds the folder.
-        let folder = try OutputFolder.openForBuild(outputDir, config: config, allowExisting: options.allowExisting, dryRun: options.dryRun, notice: log)
+        let folder = try OutputFolder.openForBuild(run.outputDir, config: config, allowExisting: options.allowExisting,
+                                                   dryRun: options.dryRun, notice: log)
         defer { folder.release() }
         try pauseForTests("locked")
+        if let unchanged = unchangedSince(lastBuild: &run) { return unchanged }
 
-        // Nothing changed since the last complete build: stop before parsing anything.
-        if !options.force, !options.dryRun, let fp = try? InputFingerprint.onDisk(config), let last = BuildIndex.unchanged(TileStore(root: outputDir), fingerprint: fp) {
-            log("plan: inputs and output unchanged since the last build; nothing to do")
-            summary.tilesWritten = last.tiles; summary.reused = last.tiles; summary.bytes = last.bytes
-            summary.blankSkipped = last.blank; summary.warnings = last.warnings
-            clock.lap("unchanged check", into: &summary)
-            summary.seconds = Date().timeIntervalSince(start)
-            return summary
-        }
-
-        // What the last builds set aside is deleted meanwhile (see Trash).
-        if !options.dryRun { Trash.emptyEarlier(root: outputDir) }
-        // The last build's files are checked on a thread of their own meanwhile.
-        let store = TileStore(root: outputDir)
-        // Files are checked under --force too: a tile whose bytes come out the same is not rewritten.
+        // What the last builds set aside is deleted meanwhile (see Trash), and
+        // the last build's files are checked on a thread of their own (under
+        // --force too: a tile whose bytes come out the same is not rewritten).
+        if !options.dryRun { Trash.emptyEarlier(root: run.outputDir) }
+        let store = TileStore(root: run.outputDir)
         let pending = PreviousBuild.Pending(store: store, checkFiles: true)
 
-        // Load: everything is read and checked before the output folder is touched.
+        let inputs = try loadInputs(&run)                                       // Load
+        let venues = inputs.loaded.map { Prepare.run(sourceID: $0.sourceID, venue: $0.venue, style: inputs.style, sprite: inputs.sprites.one) }
+        let pyramids = describe(venues, zooms: zooms)                           // Prepare
+        run.lap("prepare")
+        let plan = try makePlan(pyramids, venues, zooms: zooms, pending: pending, store: store, &run)   // Plan, Keys, Diff
+        if options.dryRun {
+            run.summary.report = dryRunReport(plan.jobs, plan.decisions, plan.pyramids, zooms, carried: plan.carriedPerZoom, stale: plan.stale)
+            run.summary.rendered = plan.toRender.count
+            run.summary.deleted = plan.stale.count
+            return run.finish()
+        }
+
+        // From here on the output folder changes; a handled error puts it back.
+        let commit = try Commit(plan, store: store, log: log)
+        defer { commit.rollBack() }
+        try pauseForTests("writing")
+        var rendered = try renderAndStore(plan, venues, sprites: inputs.sprites, commit: commit, &run)   // Render, Store
+        let counts = count(plan, rendered.entries)
+        var files = [Manifest.TileEntry]()
+        let tileJSON = try writeTileJSON(plan, venues, counts, store: store, files: &files)
+        let meshes = try writeMeshes(venues, style: inputs.style, store: store, files: &files, &run)
+        run.summary.deleted = commit.toDelete.count
+        run.lap("tilejson")
+
+        let lists = manifestLists(plan, counts, entries: &rendered.entries, blanks: rendered.blanks)   // Manifest
+        let manifest = Manifest(generator: .init(name: Generator.name, version: Generator.version),
+                                venues: venueEntries(venues, inputs.loaded, plan.pyramids, zooms, counts.tiles, counts.bytes, counts.blanks,
+                                                     counts.perZoom, tileJSON.paths, meshes.entries),
+                                tiles: lists.tiles, files: files, blank_tiles: lists.blanks)
+        run.summary.tilesWritten = counts.tiles.reduce(0, +)
+        run.summary.bytes = counts.bytes.reduce(0, +)
+        run.summary.blankSkipped = counts.blanks.reduce(0, +)
+        let c = BuildIndex.Counts(tiles: run.summary.tilesWritten, bytes: run.summary.bytes, blank: run.summary.blankSkipped, warnings: run.summary.warnings)
+        try writeManifest(manifest, plan, records: lists.records, changedFiles: rendered.changedFiles + tileJSON.changed + meshes.changed,
+                          fingerprint: inputs.fingerprint, counts: c, commit: commit)
+        run.lap("manifest+delete")
+        keptUntilRelease = [plan, manifest, venues, inputs, lists.records]
+        return run.finish()
+    }
+
+    /// Nothing changed since the last complete build (every input byte, every
+    /// file of the output): the summary, without parsing anything.
+    func unchangedSince(lastBuild run: inout BuildRun) -> BuildSummary? {
+        guard !options.force, !options.dryRun, let fp = try? InputFingerprint.onDisk(config),
+              let last = BuildIndex.unchanged(TileStore(root: run.outputDir), fingerprint: fp) else { return nil }
+        log("plan: inputs and output unchanged since the last build; nothing to do")
+        run.summary.tilesWritten = last.tiles; run.summary.reused = last.tiles; run.summary.bytes = last.bytes
+        run.summary.blankSkipped = last.blank; run.summary.warnings = last.warnings
+        run.lap("unchanged check")
+        return run.finish()
+    }
+
+    /// Load: the style, the sprites and every source, read and checked before
+    /// the output folder is touched, and the fingerprint of the bytes parsed
+    /// (an input edited since the no-op check is not taken for the one on disk).
+    func loadInputs(_ run: inout BuildRun) throws -> BuildInputs {
         try pauseForTests("loading")
         let (style, styleBytes) = try Load.styleAndBytes(config.style)
         style.warnings.forEach { log("warning: \($0)") }
-        summary.warnings += style.warnings.count
+        run.summary.warnings += style.warnings.count
         let sprites = try Load.sprites(config.sprite)
         let spriteWarnings = Load.missingSpriteImages(style, sprites.one)
         spriteWarnings.forEach { log("warning: \($0)") }
-        summary.warnings += spriteWarnings.count
+        run.summary.warnings += spriteWarnings.count
         spriteDigests = [1: Digest32(bytes: SHA256.hash(data: sprites.one.png)).hex, 2: Digest32(bytes: SHA256.hash(data: sprites.two.png)).hex]
         var loaded = [Load.Loaded]()
         let recorder = InputFingerprint.Recorder()
@@ -181,473 +250,13 @@ public final class Builder {
             for d in l.diagnostics { log(d.description) }
             let w = l.diagnostics.filter { $0.kind == .warning }.count
             log("load: \(s.id): \(l.venue.levels.count) levels, \(l.venue.features.count) features, \(w) warnings")
-            summary.warnings += w
+            run.summary.warnings += w
             loaded.append(l)
         }
-
-        // What this build records as its inputs: the bytes it parsed (an input
-        // edited since the check above is not taken for the one on disk).
         let fingerprint = try? InputFingerprint.parsed(config, configBytes: config.parsedBytes, styleBytes: styleBytes,
                                                        sources: loaded.map { ($0.bundle!, $0.names) }, recorder: recorder)
-        clock.lap("load", into: &summary)
-
-        // Prepare, and the pyramids with their input digests.
-        let venues = loaded.map { Prepare.run(sourceID: $0.sourceID, venue: $0.venue, style: style, sprite: sprites.one) }
-        var pyramids = describe(venues, zooms: zooms)
-        clock.lap("prepare", into: &summary)
-
-        // The last build's state is read first (its pyramids' digests decide
-        // what to plan); its files are still being checked while planning runs.
-        let previous = try pending.state()
-        // The last build's entries, matched with this build's tiles (under
-        // --force too, so that identical files are left alone); their keys are
-        // trusted only without --force.
-        let reusable = previous.flatMap { $0.version == Generator.version ? $0 : nil }
-        let trustKeys = !options.force
-        let prevList = reusable?.tiles ?? []
-        let crashed = try readIntent(store)
-
-        // A pyramid whose inputs did not change is the last build's: not planned
-        // again, provided every file of it is intact and no file is where it had
-        // a blank tile. That is known only once the files are checked, so the
-        // carry is decided on the digests first and undone for a damaged pyramid.
-        var carriedEntry = [Bool](repeating: false, count: prevList.count)
-        var carriedRecords = [Int: BuildIndex.PyramidRecord]()
-        let lastRecords = Dictionary((reusable?.pyramids ?? []).map { ($0.directory, $0) }, uniquingKeysWith: { a, _ in a })
-        if reusable != nil, crashed.isEmpty, trustKeys {
-            for pi in pyramids.indices {
-                guard let r = lastRecords[pyramids[pi].directory], r.digest == pyramids[pi].digest else { continue }
-                pyramids[pi].carried = true
-                carriedRecords[pi] = r
-                for i in r.tiles { carriedEntry[i] = true }
-            }
-        }
-        var jobs = [Job]()
-        var jobStart = [Int](repeating: 0, count: pyramids.count + 1)
-        var paths = [String]()
-        var keys = [Digest16]()
-        var last: PreviousBuild?
-        while true {
-            plan(&pyramids, venues, zooms: zooms)
-            jobs = []
-            for (pi, p) in pyramids.enumerated() {
-                jobStart[pi] = jobs.count
-                for (zi, plan) in p.plans.enumerated() {
-                    for t in plan.tiles.indices { jobs.append(Job(pyramid: Int32(pi), plan: Int32(zi), tile: Int32(t))) }
-                }
-            }
-            jobStart[pyramids.count] = jobs.count
-            paths = tilePaths(pyramids, count: jobs.count)
-            clock.lap("plan", into: &summary)
-
-            // Input keys, and the diff against the last build.
-            keys = inputKeys(jobs, pyramids)
-            clock.lap("keys", into: &summary)
-            if last == nil {
-                last = pending.result()
-                clock.lap("previous build", into: &summary)
-            }
-            let intact = last?.intact ?? []
-            let damaged = carriedRecords.filter { _, r in
-                !r.tiles.allSatisfy({ intact[$0] }) || !reusable!.blank[r.blanks].allSatisfy({ store.fileStatus($0.path) == nil })
-            }
-            if damaged.isEmpty { break }
-            for (pi, r) in damaged {
-                pyramids[pi].carried = false
-                carriedRecords[pi] = nil
-                for i in r.tiles { carriedEntry[i] = false }
-            }
-        }
-        let prevIntact = last?.intact ?? []
-        let previousEntry = matchPrevious(jobs, paths, pyramids, jobStart, reusable, lastRecords, carriedEntry)
-        let carriedBlank = Set(carriedRecords.values.flatMap { r in r.blanks.map { reusable!.blank[$0].path } })
-        let prevBlank = Dictionary((reusable?.blank ?? []).filter { !carriedBlank.contains($0.path) }.map { ($0.path, $0.key) },
-                                   uniquingKeysWith: { a, _ in a })
-        // What each job finds of the previous build (the file checks were made
-        // with the previous build).
-        struct Check { var decision = Decision.render; var intact = false; var previous: Int32 = -1 }
-        let checks = Workers.map(jobs.count, workers: options.jobs, placeholder: Check()) { _, i in
-            var c = Check()
-            let path = paths[i]
-            if previousEntry[i] >= 0 {
-                let pi = Int(previousEntry[i])
-                let e = prevList[pi]
-                c.previous = Int32(pi)
-                c.intact = prevIntact[pi]
-                if trustKeys && e.key == keys[i] && c.intact { c.decision = .reuse }
-            } else if trustKeys, prevBlank[path] == keys[i], store.fileStatus(path) == nil {
-                c.decision = .reuseBlank
-            }
-            return c
-        }
-        let decisions = checks.map(\.decision)
-        let fileIntact = checks.map(\.intact)
-        let touchedSinceManifest = last?.touched ?? false
-        // Paths are unique, so each previous entry is matched by one job at most.
-        var matched = carriedEntry
-        for c in checks where c.previous >= 0 { matched[Int(c.previous)] = true }
-        let toRender = jobs.indices.filter { decisions[$0] == .render }
-        clock.lap("diff", into: &summary)
-        // Tiles, and tiles with blank ones, per pyramid and zoom of the pyramids carried over.
-        var carriedTilesPerZoom = [Int: [Int]](), carriedPerZoom = [Int: [Int]]()
-        for (pi, r) in carriedRecords {
-            var z = [Int](repeating: 0, count: zooms.count)
-            let dirLength = pyramids[pi].directory.utf8.count
-            for i in r.tiles { z[zoomIndex(prevList[i].path, dirLength)] += 1 }
-            carriedTilesPerZoom[pi] = z
-            for i in r.blanks { z[zoomIndex(reusable!.blank[i].path, dirLength)] += 1 }
-            carriedPerZoom[pi] = z
-        }
-        let carriedCount = carriedPerZoom.values.reduce(0) { $0 + $1.reduce(0, +) }
-        summary.reused = jobs.count + carriedCount - toRender.count
-        log("plan: \(jobs.count + carriedCount) tiles in \(pyramids.count) pyramids, zooms \(config.minZoom)–\(config.maxZoom): \(toRender.count) to render, \(summary.reused) unchanged"
-            + (carriedRecords.isEmpty ? "" : " (\(carriedRecords.count) pyramids with unchanged inputs not planned again)"))
-
-        // Files no longer produced: previous tiles no job matched, previous other files
-        // (TileJSON, meshes; rewritten or removed below) and what a killed build may have left.
-        let tileJSONPaths = Set(pyramids.map { $0.directory + "/tilejson.json" })
-        // Every file besides tiles that this build writes: none of them is stale.
-        var otherFiles = tileJSONPaths
-        if config.mesh != nil {
-            for v in venues { otherFiles.formUnion(v.floors.map { "\(v.sourceID)/\($0.id)/mesh.glb" } + ["\(v.sourceID)/venue.glb"]) }
-        }
-        var stale = Set<String>()
-        var plannedPaths: Set<String>?   // built only when a path must be looked up
-        func planned(_ p: String) -> Bool {
-            if plannedPaths == nil { plannedPaths = Set(paths) }
-            return plannedPaths!.contains(p)
-        }
-        if reusable != nil {
-            for (pi, e) in prevList.enumerated() where !matched[pi] { stale.insert(e.path) }
-        } else {
-            for e in previous?.tiles ?? [] where !planned(e.path) { stale.insert(e.path) }
-        }
-        for e in previous?.files ?? [] where !otherFiles.contains(e.path) { stale.insert(e.path) }
-        for p in crashed where !planned(p) && !otherFiles.contains(p) { stale.insert(p) }
-
-        if options.dryRun {
-            summary.report = dryRunReport(jobs, decisions, pyramids, zooms, carried: carriedPerZoom, stale: stale)
-            summary.rendered = toRender.count
-            summary.deleted = stale.count
-            summary.seconds = Date().timeIntervalSince(start)
-            return summary
-        }
-
-        // From here on the output folder changes (the lock is held since the
-        // start): a note of what this build may write or delete, so that a killed
-        // build is finished by the next one. Every file replaced or removed is
-        // set aside in this build's trash until the manifest is in place, so a
-        // handled error puts the folder back exactly as it was.
-        store.trash = Trash(root: outputDir)
-        if !crashed.isEmpty {
-            log("notice: the previous build into \(outputDir) did not finish; cleaning up after it")
-            for p in crashed { store.removeTemporary(p) }
-        }
-        // Stale files stay until the new manifest is in place: until then they
-        // are the previous output, which readers may still be using.
-        let toDelete = stale.filter { store.fileStatus($0) != nil }.sorted()
-        let nothingToDo = toRender.isEmpty && crashed.isEmpty && toDelete.isEmpty
-        if !nothingToDo {
-            let intent = toRender.map { paths[$0] } + otherFiles.sorted() + crashed + toDelete
-            try TileStore(root: outputDir).writeFile(TileStore.intentName, Data(intent.joined(separator: "\n").utf8))
-        }
-        var writerForUndo: TileWriter?
-        var committed = false
-        defer {
-            // A handled error before the manifest switched: every file back as it was.
-            if !committed && !nothingToDo {
-                writerForUndo?.revert()
-                store.revertFiles()
-                if crashed.isEmpty { store.remove(TileStore.intentName) }
-            }
-        }
-        try pauseForTests("writing")
-
-        // Render and store.
-        let workers = options.jobs
-        var renderers = [[Int: TileRenderer]](repeating: [:], count: workers)
-        let encodings = EncodedImageCache()
-        for w in 0..<workers {
-            for ts in config.tilesets where ts.format == .png && renderers[w][ts.scale] == nil {
-                renderers[w][ts.scale] = try TileRenderer(scale: ts.scale, sprite: ts.scale >= 2 ? sprites.two : sprites.one, encodings: encodings)
-            }
-        }
-        // Each worker's own scratch space for vector tiles.
-        let vectorSpaces = (0..<workers).map { _ in MVTEncoder.Workspace() }
-        var entries = [Manifest.TileEntry](repeating: .none, count: jobs.count)
-        var blanks = [Manifest.BlankEntry?](repeating: nil, count: jobs.count)
-        for i in jobs.indices {
-            switch decisions[i] {
-            case .reuse: entries[i] = prevList[Int(checks[i].previous)]
-            case .reuseBlank: blanks[i] = Manifest.BlankEntry(path: paths[i], key: keys[i])
-            case .render: break
-            }
-        }
-        let writer = TileWriter(store: store, paths: paths, keys: keys, previous: { checks[$0].previous >= 0 ? prevList[Int(checks[$0].previous)] : nil }, intact: fileIntact,
-                                entries: entries, blanks: blanks, writers: workers)
-        writerForUndo = writer
-        // The writer owns these lists now: dropping ours avoids a copy-on-write of
-        // millions of entries at its first write.
-        entries = []
-        blanks = []
-        // Render units: a raster tile at z ≥ 19 is drawn together with the other
-        // tiles of its metatile that this build renders; other tiles alone.
-        // Flat, so that a million one-tile units cost no million small arrays.
-        var units = RenderUnits()
-        var groups = [MetatileKey: [Int32]](), order = [MetatileKey]()
-        var current: (Int32, Int32)? = nil
-        func flushGroups() {
-            for k in order { units.append(groups[k]!, span: k.span) }
-            groups.removeAll(keepingCapacity: true); order.removeAll(keepingCapacity: true)
-        }
-        let vectorGroups = vectorTileGroups(jobs, decisions, pyramids, jobStart)
-        for ji in toRender where !vectorGroups.grouped[ji] {
-            let j = jobs[ji]
-            if current.map({ $0 != (j.pyramid, j.plan) }) ?? true { flushGroups(); current = (j.pyramid, j.plan) }
-            let p = pyramids[Int(j.pyramid)]
-            let t = p.plans[Int(j.plan)].tiles[Int(j.tile)]
-            let span = config.tilesets[p.tileset].metatileSpan(zoom: t.z)
-            guard span > 1 else { units.append(CollectionOfOne(Int32(ji)), span: 1); continue }
-            let key = MetatileKey(pyramid: j.pyramid, plan: j.plan, x: t.x / span, y: t.y / span, span: span)
-            if groups[key] == nil { order.append(key) }
-            groups[key, default: []].append(Int32(ji))
-        }
-        flushGroups()
-        for g in vectorGroups.groups { units.append(g, span: RenderUnits.vectorGroup) }
-        // Batches of whole units, about 1,024 tiles each, go to the writer in
-        // plan order while the workers render on.
-        let batchSize = 1024
-        var batchEnds = [Int]()
-        var inBatch = 0
-        for u in 0..<units.count {
-            if inBatch > 0 && inBatch + units.size(u) > batchSize { batchEnds.append(u); inBatch = 0 }
-            inBatch += units.size(u)
-        }
-        if units.count > 0 { batchEnds.append(units.count) }
-        var lastReport = Date()
-        var done = 0
-        try Workers.stream(units.count, workers: workers, ends: batchEnds, placeholder: []) { w, u in
-            self.render(units.jobs(u), span: units.span(u), jobs, pyramids, venues, renderers[w], vectorSpaces[w])
-        } deliver: { range, results in
-            var batch = [(job: Int, result: Result<TileWriter.Rendered?, Error>)]()
-            for (u, r) in zip(range, results) {
-                for (ji, result) in zip(units.jobs(u), r) { batch.append((Int(ji), result)) }
-            }
-            // One writer, writing this batch while the workers render the next ones.
-            try writer.submit(batch)
-            done += batch.count
-            summary.rendered += batch.count
-            if let progress {
-                progress(done, toRender.count, Date().timeIntervalSince(start))
-            } else if Date().timeIntervalSince(lastReport) > 2 || done == toRender.count {
-                let el = Date().timeIntervalSince(start)
-                log("render: \(done)/\(toRender.count) tiles (\(done * 100 / max(toRender.count, 1))%), \(Int(Double(done) / max(el, 0.001))) tiles/s")
-                lastReport = Date()
-            }
-        }
-        try writer.finish()
-        clock.lap("render+encode", into: &summary)
-        summary.timings.append(("write (overlapped)", writer.busySeconds, writer.cpuSeconds, StageClock.peakMiB()))
-        let draw = renderers.reduce(0.0) { $0 + $1.values.reduce(0.0) { $0 + $1.drawSeconds } }
-        let encode = renderers.reduce(0.0) { $0 + $1.values.reduce(0.0) { $0 + $1.encodeSeconds } }
-        if draw > 0 {
-            summary.timings.append(("  png draw", 0, draw, 0))
-            summary.timings.append(("  png encode", 0, encode, 0))
-        }
-        (entries, blanks) = writer.takeResults()
-        var changedFiles = writer.changedFiles
-        summary.invalidPolygonsDropped = writer.invalidDropped
-        if summary.invalidPolygonsDropped > 0 {
-            log("warning: \(summary.invalidPolygonsDropped) polygon pieces were left out of vector tiles: quantisation to the tile grid made them invalid")
-            summary.warnings += 1
-        }
-
-        // Per-pyramid counts.
-        var counts = [Int](repeating: 0, count: pyramids.count)
-        var bytes = counts, blankCounts = counts
-        var perZoom = [[Int]](repeating: [Int](repeating: 0, count: zooms.count), count: pyramids.count)
-        for (i, j) in jobs.enumerated() {
-            let pi = Int(j.pyramid)
-            let e = entries[i]
-            if !e.isNone { counts[pi] += 1; bytes[pi] += e.bytes; perZoom[pi][Int(j.plan)] += 1 }
-            else { blankCounts[pi] += 1 }
-        }
-        for (pi, r) in carriedRecords {
-            counts[pi] = r.tiles.count
-            bytes[pi] = prevList[r.tiles].reduce(0) { $0 + $1.bytes }
-            blankCounts[pi] = r.blanks.count
-            perZoom[pi] = carriedTilesPerZoom[pi]!
-        }
-
-        // TileJSON next to every pyramid that has tiles.
-        var files = [Manifest.TileEntry]()
-        var tilejsonPaths = [Int: [String]]()
-        for (pi, p) in pyramids.enumerated() where counts[pi] > 0 {
-            let data = try tileJSON(p, venues[p.venue]).encoded()
-            let rel = "\(p.directory)/tilejson.json"
-            if try store.writeIfChanged(rel, data) { changedFiles += 1 }
-            files.append(Manifest.TileEntry(path: rel, sha256: Digest32(bytes: SHA256.hash(data: data)), bytes: data.count))
-            tilejsonPaths[p.venue * 1000 + p.tileset, default: []].append(rel)
-        }
-        if config.baseURL == nil { log("notice: no base_url in \(config.file): TileJSON tile URLs are relative to the output folder") }
-
-        // glTF meshes: one per floor, and the floors stacked in one per venue.
-        var meshEntries = [Int: Manifest.MeshEntry]()
-        if let mesh = config.mesh {
-            for (vi, v) in venues.enumerated() {
-                let origin = v.venue.displayPoint ?? v.bounds.center
-                let frame = LocalFrame(origin: origin)
-                let extras: [String: Any] = ["origin": ["lon": origin.lon, "lat": origin.lat, "height": 0.0],
-                                             "frame": "ENU metres around origin: +X east, +Y up, +Z south",
-                                             "venue": v.sourceID]
-                var floorFiles = [String: String]()
-                var stacked = [MeshNode]()
-                for f in v.floors {
-                    var problems = [String]()
-                    let node = MeshBuild.floorNode(f, venue: v.venue, frame: frame, style: style, options: mesh, problems: &problems)
-                    for p in problems { log("warning: \(v.sourceID) mesh: \(p)") }
-                    summary.warnings += problems.count
-                    let data = try GLBWriter.encode(nodes: [node], generator: "\(Generator.name) \(Generator.version)",
-                                                    extras: extras.merging(["floor": f.id, "ordinal": f.floor.ordinal]) { a, _ in a })
-                    let rel = "\(v.sourceID)/\(f.id)/mesh.glb"
-                    if try store.writeIfChanged(rel, data) { changedFiles += 1 }
-                    files.append(Manifest.TileEntry(path: rel, sha256: Digest32(bytes: SHA256.hash(data: data)), bytes: data.count))
-                    floorFiles[f.id] = rel
-                    var lifted = node
-                    lifted.translation = (0, Double(f.floor.ordinal) * mesh.floorHeight, 0)
-                    stacked.append(lifted)
-                }
-                let data = try GLBWriter.encode(nodes: stacked, generator: "\(Generator.name) \(Generator.version)",
-                                                extras: extras.merging(["floor_height": mesh.floorHeight]) { a, _ in a })
-                let rel = "\(v.sourceID)/venue.glb"
-                if try store.writeIfChanged(rel, data) { changedFiles += 1 }
-                files.append(Manifest.TileEntry(path: rel, sha256: Digest32(bytes: SHA256.hash(data: data)), bytes: data.count))
-                meshEntries[vi] = Manifest.MeshEntry(origin: [origin.lon, origin.lat, 0], floor_height: mesh.floorHeight,
-                                                     venue: rel, floors: floorFiles)
-            }
-        }
-
-        // Files the previous build wrote that this one does not produce go once
-        // the manifest is in place (blank tiles that used to have a file were set
-        // aside as they were found).
-        summary.deleted = toDelete.count
-        clock.lap("tilejson", into: &summary)
-
-        // Manifest, last. Its lists are in pyramid order: a carried pyramid's entries
-        // come from the last build, in the order that build wrote them, which is
-        // the order a clean build writes. Where each pyramid's entries are goes
-        // into the index.
-        var records = [BuildIndex.PyramidRecord]()
-        var t = 0, b = 0
-        for (pi, p) in pyramids.enumerated() {
-            records.append(.init(directory: p.directory, digest: p.digest, tiles: t..<(t + counts[pi]), blanks: b..<(b + blankCounts[pi])))
-            t += counts[pi]; b += blankCounts[pi]
-        }
-        var tileList = [Manifest.TileEntry](), blankList = [Manifest.BlankEntry]()
-        if carriedRecords.isEmpty {
-            // In place: the list moves into the manifest without a second copy.
-            entries.removeAll { $0.isNone }
-            swap(&tileList, &entries)
-            blankList = blanks.compactMap { $0 }
-        } else {
-            tileList.reserveCapacity(t); blankList.reserveCapacity(b)
-            for pi in pyramids.indices {
-                if let r = carriedRecords[pi] {
-                    tileList += prevList[r.tiles]; blankList += reusable!.blank[r.blanks]
-                    continue
-                }
-                for i in jobStart[pi]..<jobStart[pi + 1] {
-                    if !entries[i].isNone { tileList.append(entries[i]) } else if let e = blanks[i] { blankList.append(e) }
-                }
-            }
-            entries = []
-        }
-        let manifest = Manifest(generator: .init(name: Generator.name, version: Generator.version),
-                                venues: venueEntries(venues, loaded, pyramids, zooms, counts, bytes, blankCounts, perZoom, tilejsonPaths, meshEntries),
-                                tiles: tileList, files: files, blank_tiles: blankList)
-        tileList = []
-        summary.tilesWritten = counts.reduce(0, +)
-        summary.bytes = bytes.reduce(0, +)
-        summary.blankSkipped = blankCounts.reduce(0, +)
-        // The index is rewritten when anything was written (its mtime must stay the
-        // newest) or when it describes other inputs; a no-op full check leaves it
-        // alone. Its entries are written beside the manifest, on a thread of their
-        // own; it is finished (and renamed into place) after the manifest.
-        let pyramidRecords = records
-        // The last manifest, mapped, when it is the one the index described: a
-        // carried pyramid's lines are copied from it instead of formatted again.
-        var oldManifest: MappedFile?
-        if !carriedRecords.isEmpty, let id = reusable?.manifestIdentity, let m = MappedFile(path: store.path(Manifest.fileName)),
-           m.size == id.size, m.mtime.tv_sec == id.mtime.tv_sec, m.mtime.tv_nsec == id.mtime.tv_nsec {
-            oldManifest = m
-        }
-        let segments = pyramids.indices.map { pi -> Manifest.TileSegment in
-            var text: UnsafeRawBufferPointer?
-            if let r = carriedRecords[pi], let m = oldManifest, !r.manifestText.isEmpty, r.manifestText.upperBound <= m.size,
-               m.bytes[r.manifestText.lowerBound] == UInt8(ascii: "{"), m.bytes[r.manifestText.upperBound - 1] == UInt8(ascii: "}") {
-                text = UnsafeRawBufferPointer(rebasing: m.bytes[r.manifestText])
-            }
-            return Manifest.TileSegment(tiles: records[pi].tiles, text: text)
-        }
-        let carriedForIndex = pyramids.indices.map { carriedRecords[$0]?.tiles }
-        let indexResult = IndexResult()
-        try pauseForTests("committing")
-        // No file changed: the manifest may still (input keys, venue entries). It
-        // is made in a temporary file and compared with the one in place, which
-        // stays, mtime and all, when equal: parsing the old one to compare took
-        // longer than the rest of such a build.
-        var manifestWritten = changedFiles > 0 || summary.deleted > 0 || !crashed.isEmpty
-        let manifestDecided = !manifestWritten
-        if manifestDecided {
-            manifestWritten = try withExtendedLifetime(oldManifest) {
-                try store.writeStreamIfChanged(Manifest.fileName) { indexResult.text = try manifest.write(workers: options.jobs, segments: segments, written: { oldManifest?.release($0) }, $0) }
-            }
-        }
-        let indexGroup = DispatchGroup()
-        let manifestDone = DispatchSemaphore(value: 0)
-        let writesIndex = fingerprint.map { fp in
-            changedFiles > 0 || summary.deleted > 0 || manifestWritten || touchedSinceManifest || BuildIndex.recordedFingerprint(store) != fp
-        } ?? false
-        if writesIndex, let fp = fingerprint {
-            let c = BuildIndex.Counts(tiles: summary.tilesWritten, bytes: summary.bytes, blank: summary.blankSkipped, warnings: summary.warnings)
-            DispatchQueue.global().async(group: indexGroup) {
-                do {
-                    try BuildIndex.write(store, fingerprint: fp, counts: c, manifest: manifest, pyramids: pyramidRecords,
-                                         copied: { pi in carriedForIndex[pi].flatMap { reusable?.tileEntryBytes($0) } }) {
-                        manifestDone.wait()
-                        guard indexResult.manifestOK, let st = store.fileStatus(Manifest.fileName) else { return nil }
-                        return (st.size, st.mtime, indexResult.text)
-                    }
-                } catch {
-                    indexResult.error = error
-                }
-            }
-        }
-        do {
-            try withExtendedLifetime(oldManifest) {
-                // Else written (or found equal) above.
-                if !manifestDecided {
-                    try store.writeStream(Manifest.fileName) { indexResult.text = try manifest.write(workers: options.jobs, segments: segments, written: { oldManifest?.release($0) }, $0) }
-                }
-            }
-            indexResult.manifestOK = true
-        } catch {
-            manifestDone.signal()
-            indexGroup.wait()
-            throw error
-        }
-        // The manifest is in place: this build's output is the folder's now.
-        committed = true
-        manifestDone.signal()
-        indexGroup.wait()
-        for path in toDelete { store.remove(path) }
-        if let e = indexResult.error { throw e }
-        if !nothingToDo { store.remove(TileStore.intentName) }
-        clock.lap("manifest+delete", into: &summary)
-        summary.seconds = Date().timeIntervalSince(start)
-        keptUntilRelease = [pyramids, jobs, paths, keys, checks, decisions, fileIntact, previousEntry, matched, carriedEntry,
-                            previous as Any, last as Any, manifest, venues, loaded, stale, records]
-        return summary
+        run.lap("load")
+        return BuildInputs(style: style, sprites: sprites, loaded: loaded, fingerprint: fingerprint)
     }
 
     // MARK: - stages
@@ -817,18 +426,11 @@ public final class Builder {
         return k == 2 && digits > 0 ? TileID(z: parts.0, x: parts.1, y: parts.2) : nil
     }
 
-    /// Everything that decides a tile's bytes besides its items, as text.
+    /// Everything that decides a tile's bytes besides its items (`InputKeys.header`).
     func keyHeader(_ p: Pyramid, zoom: Int) -> String {
         let ts = config.tilesets[p.tileset]
-        switch ts.format {
-        case .png:
-            // The sprite's pixels are part of every raster tile that draws an icon or a pattern.
-            // Drawn in metatiles or alone: the same pixels by design, but the key says which.
-            return "\(Generator.name) \(Generator.version) png scale=\(ts.scale) metatile=\(ts.metatileSpan(zoom: zoom)) sprite=\(spriteDigests[ts.scale >= 2 ? 2 : 1] ?? "")"
-        case .mvt:
-            let tolerance = zoom < config.maxZoom ? ts.simplify : 0
-            return "\(Generator.name) \(Generator.version) mvt extent=\(ts.extent) buffer=\(ts.buffer) gzip=\(ts.gzip) simplify=\(tolerance) pyramid=\(p.name == "all" ? "venue" : "floor")"
-        }
+        return InputKeys.header(ts, zoom: zoom, maxZoom: config.maxZoom, venueWide: p.name == "all",
+                                spriteDigest: spriteDigests[ts.scale >= 2 ? 2 : 1] ?? "")
     }
 
     /// One value per job, in job order (pyramid, zoom, tile), made by `body` for
@@ -973,13 +575,4 @@ public final class Builder {
         }
         return out
     }
-}
-
-/// What the index thread and the build share: set before the semaphore or the
-/// group that the other side waits on.
-private final class IndexResult: @unchecked Sendable {
-    var manifestOK = false
-    /// Where each pyramid's tile lines are in the manifest.
-    var text = [Range<Int>]()
-    var error: Error?
 }

@@ -13,6 +13,30 @@ public enum InputKeys {
     /// 16 bytes of SHA-256 over one item, kept inline (no array per item).
     public typealias ItemHash = Digest16
 
+    /// The one recipe for everything that decides a tile's bytes besides its
+    /// items, as text: the generator, and every option of the tileset that
+    /// matters for its format (`InputKeysTests` fails when a tileset option is
+    /// added and this does not say whether it counts). A change here changes
+    /// every key: bump `Generator.version` with it.
+    static func header(_ ts: PipelineConfig.Tileset, zoom: Int, maxZoom: Int, venueWide: Bool, spriteDigest: String) -> String {
+        switch ts.format {
+        case .png:
+            // The sprite's pixels are part of every raster tile that draws an icon or a pattern.
+            // Drawn in metatiles or alone: the same pixels by design, but the key says which.
+            return "\(Generator.name) \(Generator.version) png scale=\(ts.scale) metatile=\(ts.metatileSpan(zoom: zoom)) sprite=\(spriteDigest)"
+        case .mvt:
+            let tolerance = zoom < maxZoom ? ts.simplify : 0
+            return "\(Generator.name) \(Generator.version) mvt extent=\(ts.extent) buffer=\(ts.buffer) gzip=\(ts.gzip) simplify=\(tolerance) pyramid=\(venueWide ? "venue" : "floor")"
+        }
+    }
+
+    /// The options of a tileset that do not decide the bytes of its format's
+    /// tiles (the others all appear in `header`).
+    static let optionsNotInKey: [PipelineConfig.Tileset.Format: Set<String>] = [
+        .png: ["extent", "buffer", "gzip", "simplify"],
+        .mvt: ["scale", "metatile"],
+    ]
+
     /// Collects the bytes and hashes them once in `finish`: SHA-256 of the same
     /// bytes in one update (the digest does not depend on how they are split),
     /// where an update per number spent more in the call than in the hash.

@@ -1,0 +1,196 @@
+import Foundation
+
+/// The Plan, Keys and Diff stages' result: every tile the build makes, with its
+/// path, input key and what to do with it (render, or reuse the last build's
+/// file or blank), the pyramids carried whole from the last build, and the
+/// files the last build wrote that this one no longer produces.
+struct BuildPlan {
+    var zooms: [Int]
+    var pyramids: [Builder.Pyramid]
+    /// One per tile of the planned (not carried) pyramids, in pyramid, zoom, tile order.
+    var jobs: [Builder.Job]
+    /// Where each pyramid's jobs start (and, last, the job count).
+    var jobStart: [Int]
+    var paths: [String]
+    var keys: [Digest16]
+    var checks: [Builder.Check]
+    var toRender: [Int]
+    /// The last build's state as read (any version), and its entries when they
+    /// are of this version (matched with this build's tiles).
+    var previous: BuildIndex.PreviousState?
+    var reusable: BuildIndex.PreviousState?
+    var carried: [Int: BuildIndex.PyramidRecord]
+    /// Per carried pyramid and zoom: its tiles, and its tiles and blank ones.
+    var carriedTilesPerZoom: [Int: [Int]]
+    var carriedPerZoom: [Int: [Int]]
+    /// Paths an unfinished build meant to write or delete.
+    var crashed: [String]
+    /// Files the last build (or an unfinished one) wrote that this one does not produce.
+    var stale: Set<String>
+    /// Every file besides tiles this build writes (TileJSON, meshes).
+    var otherFiles: Set<String>
+    var tileJSONPaths: Set<String>
+    /// A file was modified after the last manifest (the index is rewritten).
+    var touchedSinceManifest: Bool
+    /// Large values kept until the builder is released (see `Builder.keptUntilRelease`).
+    var kept: [Any] = []
+
+    var prevList: [Manifest.TileEntry] { reusable?.tiles ?? [] }
+    var decisions: [Builder.Decision] { checks.map(\.decision) }
+    var carriedCount: Int { carriedPerZoom.values.reduce(0) { $0 + $1.reduce(0, +) } }
+}
+
+extension Builder {
+    /// What each job finds of the last build.
+    struct Check { var decision = Decision.render; var intact = false; var previous: Int32 = -1 }
+
+    /// Plan, Keys and Diff: plans the pyramids that are not carried, keys every
+    /// tile and decides, against the last build, what to render.
+    func makePlan(_ pyramids: [Pyramid], _ venues: [PreparedVenue], zooms: [Int], pending: PreviousBuild.Pending,
+                  store: TileStore, _ run: inout BuildRun) throws -> BuildPlan {
+        // The last build's state is read first (its pyramids' digests decide
+        // what to plan); its files are still being checked while planning runs.
+        let previous = try pending.state()
+        // The last build's entries, matched with this build's tiles (under
+        // --force too, so that identical files are left alone); their keys are
+        // trusted only without --force.
+        let reusable = previous.flatMap { $0.version == Generator.version ? $0 : nil }
+        let crashed = try readIntent(store)
+        var plan = BuildPlan(zooms: zooms, pyramids: pyramids, jobs: [], jobStart: [], paths: [], keys: [], checks: [], toRender: [],
+                             previous: previous, reusable: reusable, carried: [:], carriedTilesPerZoom: [:], carriedPerZoom: [:],
+                             crashed: crashed, stale: [], otherFiles: [], tileJSONPaths: [], touchedSinceManifest: false)
+        let lastRecords = Dictionary((reusable?.pyramids ?? []).map { ($0.directory, $0) }, uniquingKeysWith: { a, _ in a })
+        var carriedEntry = carryUnchanged(&plan, lastRecords)
+        let last = planUntilIntact(&plan, venues, pending: pending, store: store, carriedEntry: &carriedEntry, &run)
+        let previousEntry = matchPrevious(plan.jobs, plan.paths, plan.pyramids, plan.jobStart, reusable, lastRecords, carriedEntry)
+        plan.checks = diff(plan, previousEntry, intact: last?.intact ?? [], store: store)
+        plan.touchedSinceManifest = last?.touched ?? false
+        // Paths are unique, so each previous entry is matched by one job at most.
+        var matched = carriedEntry
+        for c in plan.checks where c.previous >= 0 { matched[Int(c.previous)] = true }
+        plan.toRender = plan.jobs.indices.filter { plan.checks[$0].decision == .render }
+        run.lap("diff")
+        countCarried(&plan)
+        run.summary.reused = plan.jobs.count + plan.carriedCount - plan.toRender.count
+        log("plan: \(plan.jobs.count + plan.carriedCount) tiles in \(plan.pyramids.count) pyramids, zooms \(config.minZoom)–\(config.maxZoom): \(plan.toRender.count) to render, \(run.summary.reused) unchanged"
+            + (plan.carried.isEmpty ? "" : " (\(plan.carried.count) pyramids with unchanged inputs not planned again)"))
+        findStale(&plan, venues, matched: matched)
+        plan.kept = [previousEntry, matched, carriedEntry, last as Any]
+        return plan
+    }
+
+    /// A pyramid whose inputs did not change is the last build's: not planned
+    /// again, provided every file of it is intact and no file is where it had
+    /// a blank tile. That is known only once the files are checked, so the
+    /// carry is decided on the digests first and undone for a damaged pyramid
+    /// (`planUntilIntact`). Returns which of the last build's entries are carried.
+    func carryUnchanged(_ plan: inout BuildPlan, _ lastRecords: [String: BuildIndex.PyramidRecord]) -> [Bool] {
+        var carriedEntry = [Bool](repeating: false, count: plan.prevList.count)
+        guard plan.reusable != nil, plan.crashed.isEmpty, !options.force else { return carriedEntry }
+        for pi in plan.pyramids.indices {
+            guard let r = lastRecords[plan.pyramids[pi].directory], r.digest == plan.pyramids[pi].digest else { continue }
+            plan.pyramids[pi].carried = true
+            plan.carried[pi] = r
+            for i in r.tiles { carriedEntry[i] = true }
+        }
+        return carriedEntry
+    }
+
+    /// Plans and keys the pyramids not carried; when the last build's file
+    /// checks find a carried pyramid damaged, it is planned after all.
+    func planUntilIntact(_ plan: inout BuildPlan, _ venues: [PreparedVenue], pending: PreviousBuild.Pending, store: TileStore,
+                         carriedEntry: inout [Bool], _ run: inout BuildRun) -> PreviousBuild? {
+        var last: PreviousBuild?
+        while true {
+            self.plan(&plan.pyramids, venues, zooms: plan.zooms)
+            plan.jobs = []
+            plan.jobStart = [Int](repeating: 0, count: plan.pyramids.count + 1)
+            for (pi, p) in plan.pyramids.enumerated() {
+                plan.jobStart[pi] = plan.jobs.count
+                for (zi, zp) in p.plans.enumerated() {
+                    for t in zp.tiles.indices { plan.jobs.append(Job(pyramid: Int32(pi), plan: Int32(zi), tile: Int32(t))) }
+                }
+            }
+            plan.jobStart[plan.pyramids.count] = plan.jobs.count
+            plan.paths = tilePaths(plan.pyramids, count: plan.jobs.count)
+            run.lap("plan")
+            plan.keys = inputKeys(plan.jobs, plan.pyramids)
+            run.lap("keys")
+            if last == nil {
+                last = pending.result()
+                run.lap("previous build")
+            }
+            let intact = last?.intact ?? []
+            let blanks = plan.reusable?.blank ?? []
+            let damaged = plan.carried.filter { _, r in
+                !r.tiles.allSatisfy({ intact[$0] }) || !blanks[r.blanks].allSatisfy({ store.fileStatus($0.path) == nil })
+            }
+            if damaged.isEmpty { return last }
+            for (pi, r) in damaged {
+                plan.pyramids[pi].carried = false
+                plan.carried[pi] = nil
+                for i in r.tiles { carriedEntry[i] = false }
+            }
+        }
+    }
+
+    /// What each job finds of the last build: its entry, whether its file is
+    /// intact, and so whether it is rendered or reused (the file checks were
+    /// made with the last build).
+    func diff(_ plan: BuildPlan, _ previousEntry: [Int32], intact: [Bool], store: TileStore) -> [Check] {
+        let trustKeys = !options.force
+        let prevList = plan.prevList
+        let carriedBlank = Set(plan.carried.values.flatMap { r in r.blanks.map { plan.reusable!.blank[$0].path } })
+        let prevBlank = Dictionary((plan.reusable?.blank ?? []).filter { !carriedBlank.contains($0.path) }.map { ($0.path, $0.key) },
+                                   uniquingKeysWith: { a, _ in a })
+        let (paths, keys) = (plan.paths, plan.keys)
+        return Workers.map(plan.jobs.count, workers: options.jobs, placeholder: Check()) { _, i in
+            var c = Check()
+            let path = paths[i]
+            if previousEntry[i] >= 0 {
+                let pi = Int(previousEntry[i])
+                c.previous = Int32(pi)
+                c.intact = intact[pi]
+                if trustKeys && prevList[pi].key == keys[i] && c.intact { c.decision = .reuse }
+            } else if trustKeys, prevBlank[path] == keys[i], store.fileStatus(path) == nil {
+                c.decision = .reuseBlank
+            }
+            return c
+        }
+    }
+
+    /// Tiles, and tiles with blank ones, per pyramid and zoom of the pyramids carried over.
+    func countCarried(_ plan: inout BuildPlan) {
+        for (pi, r) in plan.carried {
+            var z = [Int](repeating: 0, count: plan.zooms.count)
+            let dirLength = plan.pyramids[pi].directory.utf8.count
+            for i in r.tiles { z[zoomIndex(plan.prevList[i].path, dirLength)] += 1 }
+            plan.carriedTilesPerZoom[pi] = z
+            for i in r.blanks { z[zoomIndex(plan.reusable!.blank[i].path, dirLength)] += 1 }
+            plan.carriedPerZoom[pi] = z
+        }
+    }
+
+    /// Files no longer produced: previous tiles no job matched, previous other
+    /// files (TileJSON, meshes) this build does not write, and what a killed
+    /// build may have left.
+    func findStale(_ plan: inout BuildPlan, _ venues: [PreparedVenue], matched: [Bool]) {
+        plan.tileJSONPaths = Set(plan.pyramids.map { $0.directory + "/tilejson.json" })
+        plan.otherFiles = plan.tileJSONPaths
+        if config.mesh != nil {
+            for v in venues { plan.otherFiles.formUnion(v.floors.map { "\(v.sourceID)/\($0.id)/mesh.glb" } + ["\(v.sourceID)/venue.glb"]) }
+        }
+        var plannedPaths: Set<String>?   // built only when a path must be looked up
+        func planned(_ p: String) -> Bool {
+            if plannedPaths == nil { plannedPaths = Set(plan.paths) }
+            return plannedPaths!.contains(p)
+        }
+        if plan.reusable != nil {
+            for (pi, e) in plan.prevList.enumerated() where !matched[pi] { plan.stale.insert(e.path) }
+        } else {
+            for e in plan.previous?.tiles ?? [] where !planned(e.path) { plan.stale.insert(e.path) }
+        }
+        for e in plan.previous?.files ?? [] where !plan.otherFiles.contains(e.path) { plan.stale.insert(e.path) }
+        for p in plan.crashed where !planned(p) && !plan.otherFiles.contains(p) { plan.stale.insert(p) }
+    }
+}

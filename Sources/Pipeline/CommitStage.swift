@@ -1,0 +1,171 @@
+import Crypto
+import Dispatch
+import Foundation
+import Rendering
+import Styling
+import TileGeometry
+
+/// The Commit stage's transaction over the output folder. Begun before the
+/// first tile is written: it notes what the build may write or delete (the
+/// intent file, so that a killed build is finished by the next one) and gives
+/// the store a trash, so that every file replaced or removed until the
+/// manifest switches can be put back. Unless `committed` is set (the manifest
+/// is in place), `rollBack` restores exactly the previous output.
+final class Commit {
+    let store: TileStore
+    /// Stale files: deleted once the manifest is in place, since until then
+    /// they are the previous output, which readers may still be using.
+    let toDelete: [String]
+    /// Nothing to render, clean up or delete: no intent, nothing to undo.
+    let nothingToDo: Bool
+    private let crashed: [String]
+    var writer: TileWriter?
+    private(set) var committed = false
+
+    init(_ plan: BuildPlan, store: TileStore, log: (String) -> Void) throws {
+        self.store = store
+        crashed = plan.crashed
+        store.trash = Trash(root: store.root)
+        if !crashed.isEmpty {
+            log("notice: the previous build into \(store.root) did not finish; cleaning up after it")
+            for p in crashed { store.removeTemporary(p) }
+        }
+        toDelete = plan.stale.filter { store.fileStatus($0) != nil }.sorted()
+        nothingToDo = plan.toRender.isEmpty && crashed.isEmpty && toDelete.isEmpty
+        if !nothingToDo {
+            let intent = plan.toRender.map { plan.paths[$0] } + plan.otherFiles.sorted() + crashed + toDelete
+            try TileStore(root: store.root).writeFile(TileStore.intentName, Data(intent.joined(separator: "\n").utf8))
+        }
+    }
+
+    /// The manifest is in place: this build's output is the folder's now.
+    func markCommitted() { committed = true }
+
+    /// After a handled error before the manifest switched: every file back as it was.
+    func rollBack() {
+        guard !committed && !nothingToDo else { return }
+        writer?.revert()
+        store.revertFiles()
+        if crashed.isEmpty { store.remove(TileStore.intentName) }
+    }
+
+    /// Once committed: the stale files go, then the intent.
+    func finish() {
+        for path in toDelete { store.remove(path) }
+        if !nothingToDo { store.remove(TileStore.intentName) }
+    }
+}
+
+/// Per pyramid: files, bytes, blank tiles, and files per zoom.
+struct PyramidCounts {
+    var tiles: [Int], bytes: [Int], blanks: [Int], perZoom: [[Int]]
+}
+
+extension Builder {
+    /// Counts what each pyramid holds now: its rendered and reused entries, or
+    /// the last build's for a carried one.
+    func count(_ plan: BuildPlan, _ entries: [Manifest.TileEntry]) -> PyramidCounts {
+        let n = plan.pyramids.count
+        var c = PyramidCounts(tiles: [Int](repeating: 0, count: n), bytes: [Int](repeating: 0, count: n), blanks: [Int](repeating: 0, count: n),
+                              perZoom: [[Int]](repeating: [Int](repeating: 0, count: plan.zooms.count), count: n))
+        for (i, j) in plan.jobs.enumerated() {
+            let pi = Int(j.pyramid)
+            let e = entries[i]
+            if !e.isNone { c.tiles[pi] += 1; c.bytes[pi] += e.bytes; c.perZoom[pi][Int(j.plan)] += 1 } else { c.blanks[pi] += 1 }
+        }
+        for (pi, r) in plan.carried {
+            c.tiles[pi] = r.tiles.count
+            c.bytes[pi] = plan.prevList[r.tiles].reduce(0) { $0 + $1.bytes }
+            c.blanks[pi] = r.blanks.count
+            c.perZoom[pi] = plan.carriedTilesPerZoom[pi]!
+        }
+        return c
+    }
+
+    /// TileJSON next to every pyramid that has tiles; returns their entries,
+    /// by venue and tileset, and how many files changed.
+    func writeTileJSON(_ plan: BuildPlan, _ venues: [PreparedVenue], _ counts: PyramidCounts, store: TileStore,
+                       files: inout [Manifest.TileEntry]) throws -> (paths: [Int: [String]], changed: Int) {
+        var paths = [Int: [String]](), changed = 0
+        for (pi, p) in plan.pyramids.enumerated() where counts.tiles[pi] > 0 {
+            let data = try tileJSON(p, venues[p.venue]).encoded()
+            let rel = "\(p.directory)/tilejson.json"
+            if try store.writeIfChanged(rel, data) { changed += 1 }
+            files.append(Manifest.TileEntry(path: rel, sha256: Digest32(bytes: SHA256.hash(data: data)), bytes: data.count))
+            paths[p.venue * 1000 + p.tileset, default: []].append(rel)
+        }
+        if config.baseURL == nil { log("notice: no base_url in \(config.file): TileJSON tile URLs are relative to the output folder") }
+        return (paths, changed)
+    }
+
+    /// glTF meshes: one per floor, and the floors stacked in one per venue.
+    func writeMeshes(_ venues: [PreparedVenue], style: Style, store: TileStore, files: inout [Manifest.TileEntry],
+                     _ run: inout BuildRun) throws -> (entries: [Int: Manifest.MeshEntry], changed: Int) {
+        var meshEntries = [Int: Manifest.MeshEntry](), changed = 0
+        guard let mesh = config.mesh else { return (meshEntries, 0) }
+        func put(_ rel: String, _ data: Data) throws {
+            if try store.writeIfChanged(rel, data) { changed += 1 }
+            files.append(Manifest.TileEntry(path: rel, sha256: Digest32(bytes: SHA256.hash(data: data)), bytes: data.count))
+        }
+        for (vi, v) in venues.enumerated() {
+            let origin = v.venue.displayPoint ?? v.bounds.center
+            let frame = LocalFrame(origin: origin)
+            let extras: [String: Any] = ["origin": ["lon": origin.lon, "lat": origin.lat, "height": 0.0],
+                                         "frame": "ENU metres around origin: +X east, +Y up, +Z south",
+                                         "venue": v.sourceID]
+            var floorFiles = [String: String]()
+            var stacked = [MeshNode]()
+            for f in v.floors {
+                var problems = [String]()
+                let node = MeshBuild.floorNode(f, venue: v.venue, frame: frame, style: style, options: mesh, problems: &problems)
+                for p in problems { log("warning: \(v.sourceID) mesh: \(p)") }
+                run.summary.warnings += problems.count
+                let rel = "\(v.sourceID)/\(f.id)/mesh.glb"
+                try put(rel, try GLBWriter.encode(nodes: [node], generator: "\(Generator.name) \(Generator.version)",
+                                                  extras: extras.merging(["floor": f.id, "ordinal": f.floor.ordinal]) { a, _ in a }))
+                floorFiles[f.id] = rel
+                var lifted = node
+                lifted.translation = (0, Double(f.floor.ordinal) * mesh.floorHeight, 0)
+                stacked.append(lifted)
+            }
+            let rel = "\(v.sourceID)/venue.glb"
+            try put(rel, try GLBWriter.encode(nodes: stacked, generator: "\(Generator.name) \(Generator.version)",
+                                              extras: extras.merging(["floor_height": mesh.floorHeight]) { a, _ in a }))
+            meshEntries[vi] = Manifest.MeshEntry(origin: [origin.lon, origin.lat, 0], floor_height: mesh.floorHeight, venue: rel, floors: floorFiles)
+        }
+        return (meshEntries, changed)
+    }
+
+    /// The manifest's lists, in pyramid order: a carried pyramid's entries come
+    /// from the last build, in the order that build wrote them, which is the
+    /// order a clean build writes. Also where each pyramid's entries are, for the index.
+    func manifestLists(_ plan: BuildPlan, _ counts: PyramidCounts, entries: inout [Manifest.TileEntry], blanks: [Manifest.BlankEntry?])
+        -> (tiles: [Manifest.TileEntry], blanks: [Manifest.BlankEntry], records: [BuildIndex.PyramidRecord]) {
+        var records = [BuildIndex.PyramidRecord]()
+        var t = 0, b = 0
+        for (pi, p) in plan.pyramids.enumerated() {
+            records.append(.init(directory: p.directory, digest: p.digest, tiles: t..<(t + counts.tiles[pi]), blanks: b..<(b + counts.blanks[pi])))
+            t += counts.tiles[pi]; b += counts.blanks[pi]
+        }
+        var tileList = [Manifest.TileEntry](), blankList = [Manifest.BlankEntry]()
+        if plan.carried.isEmpty {
+            // In place: the list moves into the manifest without a second copy.
+            entries.removeAll { $0.isNone }
+            swap(&tileList, &entries)
+            blankList = blanks.compactMap { $0 }
+        } else {
+            tileList.reserveCapacity(t); blankList.reserveCapacity(b)
+            for pi in plan.pyramids.indices {
+                if let r = plan.carried[pi] {
+                    tileList += plan.prevList[r.tiles]; blankList += plan.reusable!.blank[r.blanks]
+                    continue
+                }
+                for i in plan.jobStart[pi]..<plan.jobStart[pi + 1] {
+                    if !entries[i].isNone { tileList.append(entries[i]) } else if let e = blanks[i] { blankList.append(e) }
+                }
+            }
+            entries = []
+        }
+        return (tileList, blankList, records)
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Rendering
+import Styling
+
+/// What the Render and Store stages leave: each job's manifest entry (or
+/// blank), and how many files changed.
+struct RenderedTiles {
+    var entries: [Manifest.TileEntry]
+    var blanks: [Manifest.BlankEntry?]
+    var changedFiles: Int
+}
+
+extension Builder {
+    /// Render and Store: the plan's tiles to render, grouped into units
+    /// (`renderUnits`), drawn or encoded on `--jobs` workers, written by one
+    /// writer in plan order; reused tiles keep the last build's entries.
+    func renderAndStore(_ plan: BuildPlan, _ venues: [PreparedVenue], sprites: (one: Sprite, two: Sprite), commit: Commit,
+                        _ run: inout BuildRun) throws -> RenderedTiles {
+        let workers = options.jobs
+        var renderers = [[Int: TileRenderer]](repeating: [:], count: workers)
+        let encodings = EncodedImageCache()
+        for w in 0..<workers {
+            for ts in config.tilesets where ts.format == .png && renderers[w][ts.scale] == nil {
+                renderers[w][ts.scale] = try TileRenderer(scale: ts.scale, sprite: ts.scale >= 2 ? sprites.two : sprites.one, encodings: encodings)
+            }
+        }
+        // Each worker's own scratch space for vector tiles.
+        let vectorSpaces = (0..<workers).map { _ in MVTEncoder.Workspace() }
+        let writer = makeWriter(plan, store: commit.store)
+        commit.writer = writer
+        let (units, batchEnds) = renderUnits(plan)
+        let (jobs, pyramids, total, start) = (plan.jobs, plan.pyramids, plan.toRender.count, run.start)
+        var lastReport = Date()
+        var done = 0
+        try Workers.stream(units.count, workers: workers, ends: batchEnds, placeholder: []) { w, u in
+            self.render(units.jobs(u), span: units.span(u), jobs, pyramids, venues, renderers[w], vectorSpaces[w])
+        } deliver: { range, results in
+            var batch = [(job: Int, result: Result<TileWriter.Rendered?, Error>)]()
+            for (u, r) in zip(range, results) {
+                for (ji, result) in zip(units.jobs(u), r) { batch.append((Int(ji), result)) }
+            }
+            // One writer, writing this batch while the workers render the next ones.
+            try writer.submit(batch)
+            done += batch.count
+            if let progress {
+                progress(done, total, Date().timeIntervalSince(start))
+            } else if Date().timeIntervalSince(lastReport) > 2 || done == total {
+                let el = Date().timeIntervalSince(start)
+                log("render: \(done)/\(total) tiles (\(done * 100 / max(total, 1))%), \(Int(Double(done) / max(el, 0.001))) tiles/s")
+                lastReport = Date()
+            }
+        }
+        try writer.finish()
+        run.summary.rendered = done
+        run.lap("render+encode")
+        run.summary.timings.append(("write (overlapped)", writer.busySeconds, writer.cpuSeconds, StageClock.peakMiB()))
+        let draw = renderers.reduce(0.0) { $0 + $1.values.reduce(0.0) { $0 + $1.drawSeconds } }
+        let encode = renderers.reduce(0.0) { $0 + $1.values.reduce(0.0) { $0 + $1.encodeSeconds } }
+        if draw > 0 {
+            run.summary.timings.append(("  png draw", 0, draw, 0))
+            run.summary.timings.append(("  png encode", 0, encode, 0))
+        }
+        run.summary.invalidPolygonsDropped = writer.invalidDropped
+        if writer.invalidDropped > 0 {
+            log("warning: \(writer.invalidDropped) polygon pieces were left out of vector tiles: quantisation to the tile grid made them invalid")
+            run.summary.warnings += 1
+        }
+        let (entries, blanks) = writer.takeResults()
+        return RenderedTiles(entries: entries, blanks: blanks, changedFiles: writer.changedFiles)
+    }
+
+    /// The writer, holding each job's entry: the last build's for a reused
+    /// tile, a blank entry for a reused blank, none yet for one to render.
+    func makeWriter(_ plan: BuildPlan, store: TileStore) -> TileWriter {
+        let prevList = plan.prevList, checks = plan.checks
+        var entries = [Manifest.TileEntry](repeating: .none, count: plan.jobs.count)
+        var blanks = [Manifest.BlankEntry?](repeating: nil, count: plan.jobs.count)
+        for i in plan.jobs.indices {
+            switch checks[i].decision {
+            case .reuse: entries[i] = prevList[Int(checks[i].previous)]
+            case .reuseBlank: blanks[i] = Manifest.BlankEntry(path: plan.paths[i], key: plan.keys[i])
+            case .render: break
+            }
+        }
+        // The writer takes these lists over: moved, not copied (millions of entries).
+        return TileWriter(store: store, paths: plan.paths, keys: plan.keys, previous: { checks[$0].previous >= 0 ? prevList[Int(checks[$0].previous)] : nil },
+                          intact: checks.map(\.intact), entries: entries, blanks: blanks, writers: options.jobs)
+    }
+
+    /// Render units: a raster tile at z ≥ 19 is drawn together with the other
+    /// tiles of its metatile that this build renders, a vector tile with its
+    /// venue-wide twin (`vectorTileGroups`); other tiles alone. Flat, so that a
+    /// million one-tile units cost no million small arrays. Then batches of
+    /// whole units, about 1,024 tiles each, that go to the writer in plan order.
+    func renderUnits(_ plan: BuildPlan) -> (units: RenderUnits, batchEnds: [Int]) {
+        var units = RenderUnits()
+        var groups = [MetatileKey: [Int32]](), order = [MetatileKey]()
+        var current: (Int32, Int32)? = nil
+        func flushGroups() {
+            for k in order { units.append(groups[k]!, span: k.span) }
+            groups.removeAll(keepingCapacity: true); order.removeAll(keepingCapacity: true)
+        }
+        let vectorGroups = vectorTileGroups(plan.jobs, plan.decisions, plan.pyramids, plan.jobStart)
+        for ji in plan.toRender where !vectorGroups.grouped[ji] {
+            let j = plan.jobs[ji]
+            if current.map({ $0 != (j.pyramid, j.plan) }) ?? true { flushGroups(); current = (j.pyramid, j.plan) }
+            let p = plan.pyramids[Int(j.pyramid)]
+            let t = p.plans[Int(j.plan)].tiles[Int(j.tile)]
+            let span = config.tilesets[p.tileset].metatileSpan(zoom: t.z)
+            guard span > 1 else { units.append(CollectionOfOne(Int32(ji)), span: 1); continue }
+            let key = MetatileKey(pyramid: j.pyramid, plan: j.plan, x: t.x / span, y: t.y / span, span: span)
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(Int32(ji))
+        }
+        flushGroups()
+        for g in vectorGroups.groups { units.append(g, span: RenderUnits.vectorGroup) }
+        let batchSize = 1024
+        var batchEnds = [Int]()
+        var inBatch = 0
+        for u in 0..<units.count {
+            if inBatch > 0 && inBatch + units.size(u) > batchSize { batchEnds.append(u); inBatch = 0 }
+            inBatch += units.size(u)
+        }
+        if units.count > 0 { batchEnds.append(units.count) }
+        return (units, batchEnds)
+    }
+}

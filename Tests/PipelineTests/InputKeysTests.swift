@@ -1,0 +1,55 @@
+import Foundation
+@testable import Pipeline
+import TileGeometry
+import XCTest
+
+/// The tile-key recipe: every tileset option is in the key or declared not to
+/// decide its format's bytes, and key values do not change by accident.
+final class InputKeysTests: XCTestCase {
+    typealias Tileset = PipelineConfig.Tileset
+
+    /// One change per tileset option. A new option makes the first test fail
+    /// until it is added here and `InputKeys.header` says whether it counts.
+    let variants: [String: (inout Tileset) -> Void] = [
+        "format": { $0.format = $0.format == .png ? .mvt : .png },
+        "scale": { $0.scale = 2 }, "extent": { $0.extent = 512 }, "buffer": { $0.buffer = 16 },
+        "gzip": { $0.gzip.toggle() }, "simplify": { $0.simplify = 0.5 }, "metatile": { $0.metatile = 4 },
+    ]
+
+    func header(_ ts: Tileset, zoom: Int = 20, venueWide: Bool = false) -> String {
+        InputKeys.header(ts, zoom: zoom, maxZoom: 23, venueWide: venueWide, spriteDigest: "sprite")
+    }
+
+    func testEveryTilesetOptionIsInTheKeyOrDeclaredIrrelevant() {
+        let labels = Set(Mirror(reflecting: Tileset(format: .png)).children.compactMap(\.label))
+        XCTAssertEqual(labels, Set(variants.keys), "a tileset option was added or removed: say in InputKeys.header whether it decides the tiles' bytes, and list it here")
+        for format in [Tileset.Format.png, .mvt] {
+            let base = Tileset(format: format)
+            for (label, change) in variants where label != "format" {
+                var t = base
+                change(&t)
+                if InputKeys.optionsNotInKey[format]!.contains(label) {
+                    XCTAssertEqual(header(t), header(base), "\(format) \(label) is declared not to count")
+                } else {
+                    XCTAssertNotEqual(header(t), header(base), "\(format) \(label) must change the key")
+                }
+            }
+        }
+        // What else decides bytes: the zoom (simplification stops at the max zoom, metatiles start at 19), the pyramid, the sprite.
+        XCTAssertNotEqual(header(Tileset(format: .mvt), zoom: 22), header(Tileset(format: .mvt), zoom: 23))
+        XCTAssertNotEqual(header(Tileset(format: .png), zoom: 18), header(Tileset(format: .png), zoom: 19))
+        XCTAssertNotEqual(header(Tileset(format: .mvt), venueWide: true), header(Tileset(format: .mvt)))
+        XCTAssertNotEqual(InputKeys.header(Tileset(format: .png), zoom: 20, maxZoom: 23, venueWide: false, spriteDigest: "a"),
+                          InputKeys.header(Tileset(format: .png), zoom: 20, maxZoom: 23, venueWide: false, spriteDigest: "b"))
+    }
+
+    /// A changed key re-renders every tile of every user: it must be a
+    /// deliberate change, made with `Generator.version` bumped.
+    func testPinnedKeys() {
+        XCTAssertEqual(header(Tileset(format: .png)), "venuetiles \(Generator.version) png scale=1 metatile=8 sprite=sprite")
+        XCTAssertEqual(header(Tileset(format: .mvt)), "venuetiles \(Generator.version) mvt extent=4096 buffer=80 gzip=false simplify=1.0 pyramid=floor")
+        let key = InputKeys.tile(header: InputKeys.headerBytes("venuetiles 0.3.0 png scale=1 metatile=8 sprite=sprite"),
+                                 tile: TileID(z: 20, x: 1, y: 2), items: [Digest16(high: 1, low: 2), Digest16(high: 3, low: 4)], indices: [1, 0])
+        XCTAssertEqual(key.hex, "6351a918ea03f878e266363a08bdc84f")
+    }
+}
