@@ -495,6 +495,16 @@ public final class Builder {
             }
         }
 
+        // clients: style, glyphs, floors.json, preview
+        let clients = try clientFiles(venues, pyramids, style: style)
+        for w in clients.warnings { log("warning: \(w)") }
+        summary.warnings += clients.warnings.count
+        for (rel, data) in clients.files {
+            if try store.writeIfChanged(rel, data) { changedFiles += 1 }
+            files.append(Manifest.TileEntry(path: rel, sha256: Digest32(bytes: SHA256.hash(data: data)), bytes: data.count))
+            stale.remove(rel)   // written again: not a file of the last build to delete
+        }
+
         // Files the previous build wrote that this one does not produce (blank tiles
         // that used to have a file were removed as they were found).
         let written = Set(files.map(\.path))

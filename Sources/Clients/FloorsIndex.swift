@@ -1,0 +1,68 @@
+import Foundation
+import Styling
+
+/// `<venue>/floors.json`: the small index an app's floor switcher and legend
+/// read instead of `manifest.json` (which lists every tile).
+public enum FloorsIndex {
+    public static let formatVersion = 1
+
+    /// Display names of the style spec's layer ids (the spec names none).
+    public static let displayNames: [String: String] = [
+        "background": "Background", "venue": "Venue", "building_outlines_[BUILDING]": "Buildings",
+        "floor_outlines_[FLOOR]": "Floor", "floor_elevators_[FLOOR]": "Elevators",
+        "floor_stairwells_[FLOOR]": "Stairs and escalators", "floor_restrooms_[FLOOR]": "Restrooms",
+        "floor_walkways_[FLOOR]": "Walkways", "floor_fixtures_[FLOOR]": "Fixtures",
+        "floor_non_public_units_[FLOOR]": "Non-public areas", "floor_open_to_below_units_[FLOOR]": "Open to below",
+        "floor_other_rooms_[FLOOR]": "Other rooms", "floor_rooms_[FLOOR]": "Rooms", "floor_water_[FLOOR]": "Water",
+        "floor_walls_[FLOOR]": "Walls", "floor_openings_[FLOOR]": "Doors", "floor_amenities_[FLOOR]": "Amenities",
+        "floor_selected_unit_[FLOOR]": "Selected unit", "floor_shadows_[FLOOR]": "Shadows",
+        "floor_labels_[FLOOR]": "Labels", "floor_icons_[FLOOR]": "Icons", "building_labels_[BUILDING]": "Building labels",
+    ]
+
+    /// One entry per layer id of the spec, in drawing order: what a legend shows.
+    public static func legend(_ style: Style) -> [[String: Any]] {
+        LayerTable.drawingOrder.map { t in
+            let ls = style.resolve(t) ?? LayerStyle()
+            var e: [String: Any] = ["layer_id": t, "source_layer": LayerTable.genericID(t),
+                                    "name": displayNames[t] ?? LayerTable.genericID(t), "hidden": ls.hidden]
+            if let c = ls.fillColor { e["fill_color"] = c.description }
+            if let c = ls.outlineColor { e["outline_color"] = c.description }
+            if let c = ls.lineColor { e["line_color"] = c.description }
+            if let c = ls.fontColor { e["font_color"] = c.description }
+            if let i = ls.iconName { e["icon"] = i }
+            if let p = ls.fillPattern { e["fill_pattern"] = p }
+            // Whether anything of this layer can be seen at all (a legend may leave the others out).
+            e["draws"] = !ls.hidden && (ls.fillColor != nil || ls.outlineColor != nil || ls.lineColor != nil
+                                         || ls.iconName != nil || (t.contains("labels") && ls.fontColor != nil))
+            return e
+        }
+    }
+
+    public static func make(_ v: ClientVenue, style: Style) throws -> Data {
+        func tileset(_ ts: ClientVenue.Tileset, _ dir: String) -> [String: Any] {
+            ["format": ts.format.rawValue, "tile_size": ts.tileSize, "directory": "\(dir)/\(ts.directory)",
+             "tiles": v.url("\(dir)/\(ts.directory)/{z}/{x}/{y}.\(ts.fileExtension)"),
+             "tilejson": v.url("\(dir)/\(ts.directory)/tilejson.json")]
+        }
+        let floors: [[String: Any]] = v.floorsInDisplayOrder.map { f in
+            var e: [String: Any] = ["id": f.id, "ordinal": f.ordinal, "level": f.level,
+                                    "short_name": f.shortName ?? f.level, "name": f.name ?? f.shortName ?? f.id,
+                                    "tilesets": v.tilesets.map { tileset($0, f.id) }]
+            if v.rasterTileset != nil { e["style"] = v.url("\(f.id)/style.json") }
+            return e
+        }
+        var doc: [String: Any] = [
+            "format_version": formatVersion,
+            "venue": ["id": v.id, "name": v.name], "bounds": v.bounds, "center": v.center,
+            "minzoom": v.minZoom, "maxzoom": v.maxZoom, "floors": floors, "legend": legend(style),
+            "level_property": "level",
+        ]
+        if let d = v.defaultFloor { doc["default_floor"] = d.id }
+        if let ts = v.vectorTileset {
+            doc["all_floors"] = ["tilesets": [tileset(ts, "all")], "style": v.url("style.json")]
+            doc["sprite"] = v.url("sprite")
+            doc["glyphs"] = v.url("glyphs/{fontstack}/{range}.pbf")
+        }
+        return try ClientJSON.encode(doc)
+    }
+}
