@@ -13,8 +13,11 @@ import Styling
 public enum MapLibreStyle {
     public static let sourceName = "venue"
     public static let defaultFont = "DejaVu Sans"
-    /// Below this zoom amenities are dots, as in the raster tiles (`LabelPlacement.iconMinZoom`).
-    public static let iconMinZoom = 19
+    /// MapLibre's zoom z shows 512 px tiles of z, which is zoom z + 1 of the
+    /// 256 px raster tiles: style zooms are the raster's minus one.
+    static let rasterZoomOffset = 1
+    /// Below this zoom amenities are dots, as in the raster tiles (`LabelPlacement.iconMinZoom`, 19).
+    public static let iconMinZoom = 19 - rasterZoomOffset
 
     /// Matches features whose `level` lists `level` (`"0"` matches `"0"` and `"-1;0"`).
     public static func levelFilter(_ level: String) -> [Any] {
@@ -79,10 +82,11 @@ public enum MapLibreStyle {
     }
 
     /// Door and wall line width: 0.4 map metres, at least 1 px (`DrawMetrics`), per zoom stop.
-    static func lineWidth(minZoom: Int) -> [Any] {
+    static func lineWidth() -> [Any] {
         var e: [Any] = ["interpolate", ["exponential", 2], ["zoom"]]
         for z in stride(from: 0, through: 24, by: 1) {
-            let mpp = 40_075_016.685_578_5 / (256 * pow(2, Double(z)))
+            // Metres per CSS pixel at MapLibre zoom z (512 px tiles).
+            let mpp = 40_075_016.685_578_5 / (512 * pow(2, Double(z)))
             e += [z, (max(1, 0.4 / mpp) * 100).rounded() / 100]
         }
         return e
@@ -142,7 +146,7 @@ public enum MapLibreStyle {
             out.append(layer("\(g)-outline", "line", g, polygonFilter, [:], ["line-color": css(c), "line-width": 1], nil))
         }
         if let c = ls.lineColor {
-            out.append(layer("\(g)-line", "line", g, lineFilter, ["line-cap": "butt"], ["line-color": css(c), "line-width": lineWidth(minZoom: 0)], nil))
+            out.append(layer("\(g)-line", "line", g, lineFilter, ["line-cap": "butt"], ["line-color": css(c), "line-width": lineWidth()], nil))
         }
         return out
     }

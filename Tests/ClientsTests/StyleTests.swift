@@ -76,7 +76,12 @@ final class StyleTests: XCTestCase {
         XCTAssertEqual(paint["text-halo-color"] as? String, "#FFFFFF")
         XCTAssertEqual(paint["text-halo-width"] as? Double, 1)
         XCTAssertEqual(layer("floor_icons")?["source-layer"] as? String, "floor_amenities")
-        XCTAssertEqual(layer("floor_icons")?["minzoom"] as? Int, 19)
+        XCTAssertEqual(layer("floor_icons")?["minzoom"] as? Int, 18)   // raster z19 at 256 px
+        // Doors: 0.4 m wide, at least 1 px; MapLibre z22 is raster z23 (1.87 cm/px): 21.43 px.
+        let width = (layer("floor_openings-line")?["paint"] as? [String: Any])?["line-width"] as? [Any]
+        XCTAssertEqual(width?.count, 3 + 2 * 25)
+        XCTAssertEqual(width?[3 + 2 * 22 + 1] as? Double, 21.43)
+        XCTAssertEqual(width?[3 + 2 * 17 + 1] as? Double, 1)
     }
 
     func testFloorFilterIsOnTheTextLevel() throws {
