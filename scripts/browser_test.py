@@ -9,8 +9,9 @@ MapLibre's `idle` after every change, takes screenshots and writes RESULT.json:
 
   errors        console errors (a 404 is allowed only for a tile file the build
                 did not write: a blank tile it skipped)
-  floors        per floor: footprint pixels of the vector and the raster view at the
-                same zoom and their IoU (footprint = not the page's map background)
+  floors        per floor: footprint pixels of the vector view (fills and lines; labels,
+                icons and dots hidden) and of the raster view at the same zoom, and
+                their IoU (footprint = not the page's map background)
   floor_change  share of pixels that differ between two floors
   layer_toggle  room-fill pixels before and after unticking the Rooms checkbox
   clicked       the properties the page shows after clicking a room
@@ -142,6 +143,13 @@ def main():
             path = os.path.join(shots, f"{venue}-preview.png")
             d.save_screenshot(path)
             result["screenshots"].append(path)
+        # Fills only for the comparison: labels, icons and dots are placed by
+        # each renderer's own rules (MapLibre's collision boxes are not ours), and
+        # one zoom closer than the whole venue so thin walkways are several pixels wide.
+        labels = ["floor_labels_[FLOOR]", "floor_icons_[FLOOR]", "building_labels_[BUILDING]", "floor_amenities_[FLOOR]"]
+        act(d, "const m = window.venuetiles.map; m.jumpTo({zoom: m.getZoom() + 1});"
+               + "".join(f"window.venuetiles.setLayerVisible('{l}', false);" for l in labels))
+        result["compare_zoom"] = d.execute_script("return window.venuetiles.map.getZoom()")
         vector_masks = {}
         for f in floors:
             entry = {}
@@ -159,7 +167,8 @@ def main():
             entry["total_pixels"] = img.size[0] * img.size[1]
             result["floors"][f] = entry
         if "vector" in modes:
-            act(d, f"window.venuetiles.setFloor('{default}'); window.venuetiles.setMode('vector')")
+            act(d, f"window.venuetiles.setFloor('{default}'); window.venuetiles.setMode('vector');"
+                   + "".join(f"window.venuetiles.setLayerVisible('{l}', true);" for l in labels))
             if len(floors) > 1:
                 other = next(f for f in floors if f != default)
                 a, b = vector_masks[default], vector_masks[other]

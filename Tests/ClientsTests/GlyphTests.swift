@@ -87,7 +87,10 @@ final class GlyphTests: XCTestCase {
 
     func testEveryLabelCharacterIsCoveredWithMapLibreMetrics() throws {
         let labels = ["Lighthouse Optics", "Café Ünïcödé — 12/3", "Київ Вокзал", "Ελληνικά"]
+        let start = Date()
         let r = try GlyphFiles.make(fontstacks: ["DejaVu Sans"], texts: labels, catalog: catalog())
+        print("GlyphTests: \(r.files.count) ranges in \(String(format: "%.2f", Date().timeIntervalSince(start))) s: "
+              + r.files.map { "\($0.path.split(separator: "/").last!) \($0.data.count) B" }.joined(separator: ", "))
         XCTAssertEqual(r.missing, [:])
         let files = try decode(r)
         // Latin (0), Latin Extended/General Punctuation (32 = 8192..), Cyrillic (4), Greek (3).
