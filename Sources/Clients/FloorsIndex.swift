@@ -19,6 +19,22 @@ public enum FloorsIndex {
         "floor_labels_[FLOOR]": "Labels", "floor_icons_[FLOOR]": "Icons", "building_labels_[BUILDING]": "Building labels",
     ]
 
+    /// The description of a vector tile layer (`floor_rooms_floor_0`, `floor_rooms`,
+    /// `building_outlines_<id>`) for TileJSON's `vector_layers`: its display
+    /// name, and for the venue-wide layers how floors are told apart.
+    public static func layerDescription(_ layer: String) -> String? {
+        // The longest matching prefix: `floor_rooms` must not take `floor_rooms_…` of another template.
+        let candidates = LayerTable.drawingOrder.filter { t in
+            let g = LayerTable.genericID(t)
+            return layer == g || (g != t && layer.hasPrefix(g + "_"))
+        }
+        guard let t = candidates.max(by: { LayerTable.genericID($0).count < LayerTable.genericID($1).count }),
+              let name = displayNames[t] else { return nil }
+        if t == "floor_labels_[FLOOR]" { return "Labels: one point per named unit (name, name:<lang>)" }
+        if layer == LayerTable.genericID(t), t.contains("[FLOOR]") { return "\(name), every floor: filter on level (\"0\", \"0;1\"), ordinal or level_id" }
+        return name
+    }
+
     /// One entry per layer id of the spec, in drawing order: what a legend shows.
     public static func legend(_ style: Style) -> [[String: Any]] {
         LayerTable.drawingOrder.map { t in

@@ -9,6 +9,8 @@ public struct TileJSON: Encodable {
         public var fields: [String: String]
         public var minzoom: Int
         public var maxzoom: Int
+        /// What the layer holds, by the style spec layer's display name (the legend's).
+        public var description: String? = nil
     }
 
     public var tilejson = "3.0.0"

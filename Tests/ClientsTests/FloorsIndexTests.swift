@@ -56,3 +56,16 @@ final class FloorsIndexTests: XCTestCase {
         XCTAssertTrue(String(decoding: vendored[0].data.prefix(200), as: UTF8.self).contains("MapLibre GL JS"))
     }
 }
+
+final class LayerDescriptionTests: XCTestCase {
+    func testVectorLayerDescriptions() {
+        XCTAssertEqual(FloorsIndex.layerDescription("floor_rooms_floor_0"), "Rooms")
+        XCTAssertEqual(FloorsIndex.layerDescription("floor_rooms_floor_b1"), "Rooms")
+        XCTAssertEqual(FloorsIndex.layerDescription("floor_other_rooms_floor_0"), "Other rooms")
+        XCTAssertEqual(FloorsIndex.layerDescription("floor_rooms"), "Rooms, every floor: filter on level (\"0\", \"0;1\"), ordinal or level_id")
+        XCTAssertEqual(FloorsIndex.layerDescription("building_outlines_b-1"), "Buildings")
+        XCTAssertEqual(FloorsIndex.layerDescription("venue"), "Venue")
+        XCTAssertEqual(FloorsIndex.layerDescription("floor_labels"), "Labels: one point per named unit (name, name:<lang>)")
+        XCTAssertNil(FloorsIndex.layerDescription("something_else"))
+    }
+}

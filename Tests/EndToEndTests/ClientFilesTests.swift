@@ -54,6 +54,7 @@ final class ClientFilesTests: XCTestCase {
         let tj = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("v/all/mvt/tilejson.json"))) as! [String: Any]
         let walk = (tj["vector_layers"] as? [[String: Any]])?.first { $0["id"] as? String == "floor_walkways" }
         XCTAssertEqual((walk?["fields"] as? [String: String])?["level"], "String")
+        XCTAssertEqual(walk?["description"] as? String, "Walkways, every floor: filter on level (\"0\", \"0;1\"), ordinal or level_id")
     }
 
     func testBuildWritesStyleGlyphsSpriteFloorsAndPreview() throws {
