@@ -118,6 +118,107 @@ def iou(a, b):
     return float((a & b).sum()) / max(1, int((a | b).sum()))
 
 
+LABELS = ["floor_labels_[FLOOR]", "floor_icons_[FLOOR]", "building_labels_[BUILDING]", "floor_amenities_[FLOOR]"]
+
+
+def compare_floors(d, floors, modes, shot_path):
+    """Footprint masks of every floor in each mode, and their IoU per floor.
+
+    Fills only: labels, icons and dots are placed by each renderer's own rules
+    (MapLibre's collision boxes are not ours); one zoom closer than the whole
+    venue so that thin walkways are several pixels wide."""
+    act(d, "const m = window.venuetiles.map; m.jumpTo({zoom: m.getZoom() + 1});"
+           + "".join(f"window.venuetiles.setLayerVisible('{l}', false);" for l in LABELS))
+    out, vector_masks = {}, {}
+    for f in floors:
+        entry = {}
+        for mode in (m for m in ("vector", "raster") if m in modes):
+            act(d, f"window.venuetiles.setFloor('{f}'); window.venuetiles.setMode('{mode}')")
+            img = shot(d, shot_path(f"{f}-{mode}"))
+            m = mask(img)
+            entry[f"{mode}_pixels"] = count(m)
+            entry["total_pixels"] = img.size[0] * img.size[1]
+            if mode == "vector":
+                vector_masks[f] = m
+            elif f in vector_masks:
+                entry["iou"] = iou(vector_masks[f], m)
+        out[f] = entry
+    return out, vector_masks
+
+
+def click_and_toggle(d, shot_path, result):
+    """Clicks the middle room pixel as a person would, reads the panel, then unticks Rooms."""
+    rooms_before = mask(shot(d), ROOM_FILL, tolerance=3, equal=True)
+    if count(rooms_before):
+        ys, xs = numpy.nonzero(rooms_before)
+        x, y = int(xs[len(xs) // 2]), int(ys[len(ys) // 2])
+        el = d.find_element(By.ID, "map")
+        r = el.rect
+        webdriver.ActionChains(d).move_to_element_with_offset(el, x - r["width"] / 2, y - r["height"] / 2).click().perform()
+        time.sleep(0.3)
+        result["clicked"] = d.execute_script("return window.venuetiles.selected || null")
+        result["panel"] = d.find_element(By.ID, "props").text
+    box = d.find_element(By.CSS_SELECTOR, '#legend input[data-layer="floor_rooms_[FLOOR]"]')
+    d.execute_script("window.venuetiles.idle = false")
+    box.click()
+    wait_idle(d)
+    after = shot(d, shot_path("rooms-hidden"))
+    result["layer_toggle"] = {"rooms_before": count(rooms_before),
+                              "rooms_after": count(mask(after, ROOM_FILL, tolerance=3, equal=True)),
+                              "checked_after": box.is_selected()}
+
+
+def console_errors(d, root):
+    """Severe console entries, except a 404 for a tile file the build did not write (a blank tile)."""
+    out = []
+    for e in d.get_log("browser"):
+        if e.get("level") != "SEVERE":
+            continue
+        msg = e.get("message", "")
+        # "http://127.0.0.1:PORT/venue/floor_0/png/21/1/2.png - Failed to load resource: ... 404"
+        url = msg.split(" ")[0]
+        if "404" in msg and url.startswith("http://127.0.0.1"):
+            rel = url.split("/", 3)[3]
+            if rel.endswith((".png", ".pbf")) and not os.path.exists(os.path.join(root, rel)):
+                continue
+        out.append(msg)
+    return out
+
+
+def run(d, url, root, venue, shots):
+    def shot_path(name):
+        return os.path.join(shots, f"{venue}-{name}.png") if shots else None
+
+    result = {"screenshots": []}
+    d.get(url)
+    wait_idle(d, 120)
+    # Hide the zoom buttons: they are not the map.
+    d.execute_script("document.querySelectorAll('.maplibregl-ctrl').forEach(e => e.style.display = 'none')")
+    floors = d.execute_script("return window.venuetiles.state.floors.floors.map(f => f.id)")
+    modes = d.execute_script("return Array.from(document.querySelectorAll('#mode button')).map(b => b.dataset.mode)")
+    result["modes"] = modes
+    # Fit the venue, then a whole zoom so that raster tiles are drawn at their own size.
+    act(d, "const m = window.venuetiles.map; m.fitBounds(window.venuetiles.state.floors.bounds, {animate: false, padding: 10});"
+           " m.jumpTo({zoom: Math.floor(m.getZoom())})")
+    result["zoom"] = d.execute_script("return window.venuetiles.map.getZoom()")
+    default = d.execute_script("return window.venuetiles.state.floor")
+    if shots:
+        d.save_screenshot(shot_path("preview"))
+        result["screenshots"].append(shot_path("preview"))
+    result["floors"], vector_masks = compare_floors(d, floors, modes, shot_path)
+    result["compare_zoom"] = d.execute_script("return window.venuetiles.map.getZoom()")
+    if "vector" in modes:
+        act(d, f"window.venuetiles.setFloor('{default}'); window.venuetiles.setMode('vector');"
+               + "".join(f"window.venuetiles.setLayerVisible('{l}', true);" for l in LABELS))
+        if len(floors) > 1:
+            a, b = vector_masks[default], vector_masks[next(f for f in floors if f != default)]
+            result["floor_change"] = float((a ^ b).sum()) / max(1, int((a | b).sum()))
+        click_and_toggle(d, shot_path, result)
+    result["page_errors"] = d.execute_script("return window.venuetiles.state.errors")
+    result["errors"] = console_errors(d, root)
+    return result
+
+
 def main():
     root, venue, result_path = sys.argv[1], sys.argv[2], sys.argv[3]
     shots = sys.argv[sys.argv.index("--screenshots") + 1] if "--screenshots" in sys.argv else None
@@ -125,88 +226,8 @@ def main():
         os.makedirs(shots, exist_ok=True)
     server, missing = serve(root)
     d = driver()
-    result = {"errors": [], "floors": {}, "screenshots": []}
     try:
-        d.get(f"http://127.0.0.1:{server.server_port}/{venue}/index.html")
-        wait_idle(d, 120)
-        # Hide the zoom buttons: they are not the map.
-        d.execute_script("document.querySelectorAll('.maplibregl-ctrl').forEach(e => e.style.display = 'none')")
-        floors = d.execute_script("return window.venuetiles.state.floors.floors.map(f => f.id)")
-        modes = d.execute_script("return Array.from(document.querySelectorAll('#mode button')).map(b => b.dataset.mode)")
-        result["modes"] = modes
-        # Fit the venue, then a whole zoom so that raster tiles are drawn at their own size.
-        act(d, "const m = window.venuetiles.map; m.fitBounds(window.venuetiles.state.floors.bounds, {animate: false, padding: 10});"
-               " m.jumpTo({zoom: Math.floor(m.getZoom())})")
-        result["zoom"] = d.execute_script("return window.venuetiles.map.getZoom()")
-        default = d.execute_script("return window.venuetiles.state.floor")
-        if shots:
-            path = os.path.join(shots, f"{venue}-preview.png")
-            d.save_screenshot(path)
-            result["screenshots"].append(path)
-        # Fills only for the comparison: labels, icons and dots are placed by
-        # each renderer's own rules (MapLibre's collision boxes are not ours), and
-        # one zoom closer than the whole venue so thin walkways are several pixels wide.
-        labels = ["floor_labels_[FLOOR]", "floor_icons_[FLOOR]", "building_labels_[BUILDING]", "floor_amenities_[FLOOR]"]
-        act(d, "const m = window.venuetiles.map; m.jumpTo({zoom: m.getZoom() + 1});"
-               + "".join(f"window.venuetiles.setLayerVisible('{l}', false);" for l in labels))
-        result["compare_zoom"] = d.execute_script("return window.venuetiles.map.getZoom()")
-        vector_masks = {}
-        for f in floors:
-            entry = {}
-            for mode in ("vector", "raster"):
-                if mode not in modes:
-                    continue
-                act(d, f"window.venuetiles.setFloor('{f}'); window.venuetiles.setMode('{mode}')")
-                img = shot(d, os.path.join(shots, f"{venue}-{f}-{mode}.png") if shots else None)
-                m = mask(img)
-                entry[f"{mode}_pixels"] = count(m)
-                if mode == "vector":
-                    vector_masks[f] = m
-                else:
-                    entry["iou"] = iou(vector_masks[f], m) if f in vector_masks else None
-            entry["total_pixels"] = img.size[0] * img.size[1]
-            result["floors"][f] = entry
-        if "vector" in modes:
-            act(d, f"window.venuetiles.setFloor('{default}'); window.venuetiles.setMode('vector');"
-                   + "".join(f"window.venuetiles.setLayerVisible('{l}', true);" for l in labels))
-            if len(floors) > 1:
-                other = next(f for f in floors if f != default)
-                a, b = vector_masks[default], vector_masks[other]
-                result["floor_change"] = float((a ^ b).sum()) / max(1, int((a | b).sum()))
-            before = shot(d)
-            rooms_before = mask(before, ROOM_FILL, tolerance=3, equal=True)
-            # Click the middle room pixel, as a person would, and read the panel.
-            if count(rooms_before):
-                ys, xs = numpy.nonzero(rooms_before)
-                i = len(xs) // 2
-                x, y = int(xs[i]), int(ys[i])
-                el = d.find_element(By.ID, "map")
-                r = el.rect
-                webdriver.ActionChains(d).move_to_element_with_offset(el, x - r["width"] / 2, y - r["height"] / 2).click().perform()
-                time.sleep(0.3)
-                result["clicked"] = d.execute_script("return window.venuetiles.selected || null")
-                result["panel"] = d.find_element(By.ID, "props").text
-            box = d.find_element(By.CSS_SELECTOR, '#legend input[data-layer="floor_rooms_[FLOOR]"]')
-            d.execute_script("window.venuetiles.idle = false")
-            box.click()
-            wait_idle(d)
-            after = shot(d, os.path.join(shots, f"{venue}-rooms-hidden.png") if shots else None)
-            result["layer_toggle"] = {"rooms_before": count(rooms_before),
-                                      "rooms_after": count(mask(after, ROOM_FILL, tolerance=3, equal=True)),
-                                      "checked_after": box.is_selected()}
-        result["page_errors"] = d.execute_script("return window.venuetiles.state.errors")
-        for e in d.get_log("browser"):
-            if e.get("level") != "SEVERE":
-                continue
-            msg = e.get("message", "")
-            # "http://127.0.0.1:PORT/venue/floor_0/png/21/1/2.png - Failed to load resource: ... 404"
-            url = msg.split(" ")[0]
-            if "404" in msg and url.startswith("http://127.0.0.1"):
-                rel = url.split("/", 3)[3]
-                is_tile = rel.endswith((".png", ".pbf")) and not os.path.exists(os.path.join(root, rel))
-                if is_tile:
-                    continue
-            result["errors"].append(msg)
+        result = run(d, f"http://127.0.0.1:{server.server_port}/{venue}/index.html", root, venue, shots)
         result["missing_requests"] = len(missing)
     finally:
         d.quit()
