@@ -35,23 +35,38 @@ public enum FloorsIndex {
         return name
     }
 
-    /// One entry per layer id of the spec, in drawing order: what a legend shows.
-    public static func legend(_ style: Style) -> [[String: Any]] {
+    /// One layer id of the style spec as a legend shows it.
+    public struct LegendEntry: Encodable, Sendable, Equatable {
+        public var layer_id: String
+        public var source_layer: String
+        public var name: String
+        public var hidden: Bool
+        /// Whether anything of this layer can be seen at all (a legend may leave the others out).
+        public var draws: Bool
+        public var fill_color: String?
+        public var outline_color: String?
+        public var line_color: String?
+        public var font_color: String?
+        public var icon: String?
+        public var fill_pattern: String?
+    }
+
+    /// One entry per layer id of the spec, in drawing order: what a legend shows
+    /// (in floors.json, and for TileJSON's `legend`).
+    public static func legendEntries(_ style: Style) -> [LegendEntry] {
         LayerTable.drawingOrder.map { t in
             let ls = style.resolve(t) ?? LayerStyle()
-            var e: [String: Any] = ["layer_id": t, "source_layer": LayerTable.genericID(t),
-                                    "name": displayNames[t] ?? LayerTable.genericID(t), "hidden": ls.hidden]
-            if let c = ls.fillColor { e["fill_color"] = c.description }
-            if let c = ls.outlineColor { e["outline_color"] = c.description }
-            if let c = ls.lineColor { e["line_color"] = c.description }
-            if let c = ls.fontColor { e["font_color"] = c.description }
-            if let i = ls.iconName { e["icon"] = i }
-            if let p = ls.fillPattern { e["fill_pattern"] = p }
-            // Whether anything of this layer can be seen at all (a legend may leave the others out).
-            e["draws"] = !ls.hidden && (ls.fillColor != nil || ls.outlineColor != nil || ls.lineColor != nil
-                                         || ls.iconName != nil || (t.contains("labels") && ls.fontColor != nil))
-            return e
+            let draws = !ls.hidden && (ls.fillColor != nil || ls.outlineColor != nil || ls.lineColor != nil
+                                       || ls.iconName != nil || (t.contains("labels") && ls.fontColor != nil))
+            return LegendEntry(layer_id: t, source_layer: LayerTable.genericID(t), name: displayNames[t] ?? LayerTable.genericID(t),
+                               hidden: ls.hidden, draws: draws, fill_color: ls.fillColor?.description,
+                               outline_color: ls.outlineColor?.description, line_color: ls.lineColor?.description,
+                               font_color: ls.fontColor?.description, icon: ls.iconName, fill_pattern: ls.fillPattern)
         }
+    }
+
+    static func legend(_ style: Style) throws -> Any {
+        try JSONSerialization.jsonObject(with: JSONEncoder().encode(legendEntries(style)))
     }
 
     public static func make(_ v: ClientVenue, style: Style) throws -> Data {
@@ -70,7 +85,7 @@ public enum FloorsIndex {
         var doc: [String: Any] = [
             "format_version": formatVersion,
             "venue": ["id": v.id, "name": v.name], "bounds": v.bounds, "center": v.center,
-            "minzoom": v.minZoom, "maxzoom": v.maxZoom, "floors": floors, "legend": legend(style),
+            "minzoom": v.minZoom, "maxzoom": v.maxZoom, "floors": floors, "legend": try legend(style),
             "level_property": "level",
         ]
         if let d = v.defaultFloor { doc["default_floor"] = d.id }

@@ -39,7 +39,14 @@ public enum MapLibreStyle {
         guard let ts = v.vectorTileset, let shown = floor ?? v.defaultFloor else { return nil }
         var layers = [[String: Any]]()
         for template in LayerTable.drawingOrder {
-            layers += self.layers(template, style.resolve(template), level: shown.level)
+            // A style entry for one floor (`floor_rooms_floor_1`) wins over the wildcard
+            // there: that floor gets its own layers and the wildcard's leave it out.
+            let overridden = template.contains("[FLOOR]")
+                ? v.floors.filter { style.layers[LayerTable.layerID(template, floor: $0.id)] != nil } : []
+            layers += self.layers(template, style.resolve(template), level: shown.level, except: overridden.map(\.level))
+            for f in overridden {
+                layers += self.layers(template, style.resolve(template, floor: f.id), level: shown.level, only: (f.id, f.level))
+            }
         }
         let source: [String: Any] = [
             "type": "vector", "tiles": [v.url("all/\(ts.directory)/{z}/{x}/{y}.pbf", from: from)],
@@ -97,14 +104,20 @@ public enum MapLibreStyle {
     static let pointFilter: [Any] = ["match", ["geometry-type"], ["Point", "MultiPoint"], true, false]
 
     /// The MapLibre layers of one style-spec layer id.
-    static func layers(_ template: String, _ ls: LayerStyle?, level: String) -> [[String: Any]] {
+    /// `only`: the layers of one floor's own style entry (ids `<layer>@<floor id>`);
+    /// `except`: levels whose floors have their own entry. Filters are
+    /// `["all", geometry, shown floor, only/except…]`: a client changing floors replaces the third.
+    static func layers(_ template: String, _ ls: LayerStyle?, level: String,
+                       only: (floor: String, level: String)? = nil, except: [String] = []) -> [[String: Any]] {
         let ls = ls ?? LayerStyle()
         let g = LayerTable.genericID(template)
         let visibility = ls.hidden ? "none" : "visible"
+        let restrict: [Any] = (only.map { [levelFilter($0.level)] } ?? []) + except.map { ["!", levelFilter($0)] }
+        let suffix = only.map { "@\($0.floor)" } ?? ""
         func layer(_ id: String, _ type: String, sourceLayer: String = g, geometry: [Any], layout: [String: Any] = [:],
                    paint: [String: Any], minzoom: Int? = nil) -> [String: Any] {
-            var l: [String: Any] = ["id": id, "type": type, "source": sourceName, "source-layer": sourceLayer,
-                                    "filter": ["all", geometry, levelFilter(level)],
+            var l: [String: Any] = ["id": id + suffix, "type": type, "source": sourceName, "source-layer": sourceLayer,
+                                    "filter": ["all", geometry, levelFilter(level)] + restrict,
                                     "layout": layout.merging(["visibility": visibility]) { a, _ in a },
                                     "paint": paint, "metadata": ["venuetiles:layer-id": template]]
             if let minzoom { l["minzoom"] = minzoom }

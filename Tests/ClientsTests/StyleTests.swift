@@ -126,4 +126,21 @@ final class StyleTests: XCTestCase {
         XCTAssertEqual((rooms["layout"] as? [String: Any])?["visibility"] as? String, "none")
         XCTAssertEqual(MapLibreStyle.fontstacks(style), ["DejaVu Sans Bold"])
     }
+
+    func testAFloorsOwnEntryWinsOverTheWildcardOnThatFloor() throws {
+        let doc = ##"{"id": "u", "version": "1.1", "styles": [{"layer-id": "floor_rooms_[FLOOR]", "fill-color": "#FBE5C4"},"## +
+            ##" {"layer-id": "floor_rooms_floor_b1", "fill-color": "#FF0000"}]}"##
+        let style = try Style.parse(Data(doc.utf8), source: "user.json")
+        let s = try vectorStyle(style)
+        XCTAssertEqual(StyleSchema.problems(s, spriteNames: Set(Sprite.builtIn(pixelRatio: 1).images.keys), fontstacks: ["DejaVu Sans"]), [])
+        let layers = s["layers"] as! [[String: Any]]
+        let ids = layers.map { $0["id"] as! String }
+        let generic = try XCTUnwrap(ids.firstIndex(of: "floor_rooms")), own = try XCTUnwrap(ids.firstIndex(of: "floor_rooms@floor_b1"))
+        XCTAssertEqual(own, generic + 1, "the floor's own layer draws where the wildcard's does")
+        XCTAssertEqual((layers[own]["paint"] as? [String: Any])?["fill-color"] as? String, "#FF0000")
+        // The wildcard leaves floor_b1 (level -1) out; the floor's own layer shows only there.
+        XCTAssertTrue("\(layers[generic]["filter"]!)".contains(";-1;"), "\(layers[generic]["filter"]!)")
+        XCTAssertEqual((layers[generic]["filter"] as! [Any]).count, 4)
+        XCTAssertEqual((layers[own]["filter"] as! [Any]).count, 4)
+    }
 }
