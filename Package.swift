@@ -53,6 +53,8 @@ let package = Package(
         .executableTarget(name: "triangulation-bench", dependencies: ["TileGeometry"], path: "Benchmarks/TriangulationBench"),
         // Benchmark of PNG encoding on the tiles of a built output folder.
         .executableTarget(name: "png-encode-bench", dependencies: ["Rendering"], path: "Benchmarks/PNGEncodeBench"),
+        // clients: benchmark of the SDF glyph generator (release: swift build -c release --product glyph-bench).
+        .executableTarget(name: "glyph-bench", dependencies: ["Clients"], path: "Benchmarks/GlyphBench"),
         // Thin CLI over Pipeline.
         .executableTarget(name: "venuetiles", dependencies: [
             "Pipeline",
