@@ -6,27 +6,32 @@ import VenueModel
 /// a feature is on joined by `;` in ascending order (`"0;1"`).
 struct LevelText {
     private var ordinalOfLevel = [String: Int]()
-    /// Ordinals per feature id and class, for features that appear on more than one level.
+    /// Ordinals of features that appear on more than one level: the same id,
+    /// class and geometry (a different geometry under the same id is another feature).
     private var repeated = [FeatureKey: String]()
+    /// Ids seen more than once; only their features are looked up by geometry.
+    private var repeatedIDs = Set<String>()
     /// Features without a level (the venue, buildings) are on every floor.
     private let everyFloor: String
 
-    struct FeatureKey: Hashable { var id: String; var featureClass: FeatureClass }
+    struct FeatureKey: Hashable { var id: String; var featureClass: FeatureClass; var geometry: Geometry }
 
     init(venue: Venue, floorOrdinals: [Int]) {
         for l in venue.levels { ordinalOfLevel[l.id] = l.ordinal }
         everyFloor = LevelText.join(floorOrdinals)
+        var seen = Set<String>()
+        for f in venue.features where f.levelID != nil && !seen.insert(f.id).inserted { repeatedIDs.insert(f.id) }
         var ordinals = [FeatureKey: Set<Int>]()
-        for f in venue.features {
+        for f in venue.features where repeatedIDs.contains(f.id) {
             guard let l = f.levelID, let o = ordinalOfLevel[l] else { continue }
-            ordinals[FeatureKey(id: f.id, featureClass: f.featureClass), default: []].insert(o)
+            ordinals[FeatureKey(id: f.id, featureClass: f.featureClass, geometry: f.geometry), default: []].insert(o)
         }
         for (k, os) in ordinals where os.count > 1 { repeated[k] = LevelText.join(Array(os)) }
     }
 
     func text(for f: Feature) -> String {
         guard let l = f.levelID else { return everyFloor }
-        if let r = repeated[FeatureKey(id: f.id, featureClass: f.featureClass)] { return r }
+        if repeatedIDs.contains(f.id), let r = repeated[FeatureKey(id: f.id, featureClass: f.featureClass, geometry: f.geometry)] { return r }
         return ordinalOfLevel[l].map(String.init) ?? ""
     }
 
