@@ -20,6 +20,8 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
         .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
+        // clients: FreeType for the SDF glyphs of the MapLibre style.
+        .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
 
         // Value types of the normalized venue model. No I/O.
         .target(name: "VenueModel"),
@@ -38,15 +40,21 @@ let package = Package(
         ]),
         // Cairo raster renderer and PNG encoding.
         .target(name: "Rendering", dependencies: ["VenueModel", "TileGeometry", "Styling", "CCairo", "CDeflate", "CXXHash"]),
+        // clients: MapLibre style, sprite copy, SDF glyphs, floors.json, preview page (MapLibre GL JS vendored).
+        .target(name: "Clients", dependencies: ["Styling", "CFreeType"], resources: [
+            .embedInCode("Resources/preview.html"), .copy("Resources/maplibre-gl"),
+        ]),
         // Config, floors, plan, render stage, tile store, manifest.
         .target(name: "Pipeline", dependencies: [
-            "VenueModel", "VenueFormats", "TileGeometry", "Styling", "Rendering", "CZlib",
+            "VenueModel", "VenueFormats", "TileGeometry", "Styling", "Rendering", "CZlib", "Clients",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // Benchmark of the triangulator (scripts/bench_triangulation.py runs it beside mapbox-earcut).
         .executableTarget(name: "triangulation-bench", dependencies: ["TileGeometry"], path: "Benchmarks/TriangulationBench"),
         // Benchmark of PNG encoding on the tiles of a built output folder.
         .executableTarget(name: "png-encode-bench", dependencies: ["Rendering"], path: "Benchmarks/PNGEncodeBench"),
+        // clients: benchmark of the SDF glyph generator (release: swift build -c release --product glyph-bench).
+        .executableTarget(name: "glyph-bench", dependencies: ["Clients"], path: "Benchmarks/GlyphBench"),
         // Thin CLI over Pipeline.
         .executableTarget(name: "venuetiles", dependencies: [
             "Pipeline",
@@ -59,6 +67,7 @@ let package = Package(
         .testTarget(name: "VenueFormatsTests", dependencies: ["VenueFormats", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Styling", "VenueModel", "TileGeometry", "TestSupport", "CZlib"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TileGeometry", "Rendering", "Styling", "VenueFormats", "VenueModel"]),
+        .testTarget(name: "ClientsTests", dependencies: ["Clients", "Styling"]),
         .testTarget(name: "EndToEndTests", dependencies: ["venuetiles", "VenueFormats", "VenueModel", "TileGeometry", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
     ]
 )

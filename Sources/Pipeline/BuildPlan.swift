@@ -27,7 +27,7 @@ struct BuildPlan {
     var crashed: [String]
     /// Files the last build (or an unfinished one) wrote that this one does not produce.
     var stale: Set<String>
-    /// Every file besides tiles this build writes (TileJSON, meshes).
+    /// Every file besides tiles this build writes (TileJSON, meshes, web clients' files).
     var otherFiles: Set<String>
     var tileJSONPaths: Set<String>
     /// A file was modified after the last manifest (the index is rewritten).
@@ -46,7 +46,7 @@ extension Builder {
 
     /// Plan, Keys and Diff: plans the pyramids that are not carried, keys every
     /// tile and decides, against the last build, what to render.
-    func makePlan(_ pyramids: [Pyramid], _ venues: [PreparedVenue], zooms: [Int], pending: PreviousBuild.Pending,
+    func makePlan(_ pyramids: [Pyramid], _ venues: [PreparedVenue], zooms: [Int], clientFiles: [String], pending: PreviousBuild.Pending,
                   store: TileStore, _ run: inout BuildRun) throws -> BuildPlan {
         // The last build's state is read first (its pyramids' digests decide
         // what to plan); its files are still being checked while planning runs.
@@ -61,7 +61,7 @@ extension Builder {
                              crashed: crashed, stale: [], otherFiles: [], tileJSONPaths: [], touchedSinceManifest: false)
         let lastRecords = Dictionary((reusable?.pyramids ?? []).map { ($0.directory, $0) }, uniquingKeysWith: { a, _ in a })
         var carriedEntry = carryUnchanged(&plan, lastRecords)
-        let last = planUntilIntact(&plan, venues, pending: pending, store: store, carriedEntry: &carriedEntry, &run)
+        let last = try planUntilIntact(&plan, venues, pending: pending, store: store, carriedEntry: &carriedEntry, &run)
         let previousEntry = matchPrevious(plan.jobs, plan.paths, plan.pyramids, plan.jobStart, reusable, lastRecords, carriedEntry)
         plan.checks = diff(plan, previousEntry, intact: last?.intact ?? [], store: store)
         plan.touchedSinceManifest = last?.touched ?? false
@@ -74,7 +74,7 @@ extension Builder {
         run.summary.reused = plan.jobs.count + plan.carriedCount - plan.toRender.count
         log("plan: \(plan.jobs.count + plan.carriedCount) tiles in \(plan.pyramids.count) pyramids, zooms \(config.minZoom)–\(config.maxZoom): \(plan.toRender.count) to render, \(run.summary.reused) unchanged"
             + (plan.carried.isEmpty ? "" : " (\(plan.carried.count) pyramids with unchanged inputs not planned again)"))
-        findStale(&plan, venues, matched: matched)
+        findStale(&plan, venues, clientFiles: clientFiles, matched: matched)
         plan.kept = [previousEntry, matched, carriedEntry, last as Any]
         return plan
     }
@@ -99,9 +99,10 @@ extension Builder {
     /// Plans and keys the pyramids not carried; when the last build's file
     /// checks find a carried pyramid damaged, it is planned after all.
     func planUntilIntact(_ plan: inout BuildPlan, _ venues: [PreparedVenue], pending: PreviousBuild.Pending, store: TileStore,
-                         carriedEntry: inout [Bool], _ run: inout BuildRun) -> PreviousBuild? {
+                         carriedEntry: inout [Bool], _ run: inout BuildRun) throws -> PreviousBuild? {
         var last: PreviousBuild?
         while true {
+            try cancellation.check()
             self.plan(&plan.pyramids, venues, zooms: plan.zooms)
             plan.jobs = []
             plan.jobStart = [Int](repeating: 0, count: plan.pyramids.count + 1)
@@ -174,9 +175,9 @@ extension Builder {
     /// Files no longer produced: previous tiles no job matched, previous other
     /// files (TileJSON, meshes) this build does not write, and what a killed
     /// build may have left.
-    func findStale(_ plan: inout BuildPlan, _ venues: [PreparedVenue], matched: [Bool]) {
+    func findStale(_ plan: inout BuildPlan, _ venues: [PreparedVenue], clientFiles: [String], matched: [Bool]) {
         plan.tileJSONPaths = Set(plan.pyramids.map { $0.directory + "/tilejson.json" })
-        plan.otherFiles = plan.tileJSONPaths
+        plan.otherFiles = plan.tileJSONPaths.union(clientFiles)
         if config.mesh != nil {
             for v in venues { plan.otherFiles.formUnion(v.floors.map { "\(v.sourceID)/\($0.id)/mesh.glb" } + ["\(v.sourceID)/venue.glb"]) }
         }

@@ -1,3 +1,4 @@
+import Clients
 import Crypto
 import Dispatch
 import Foundation
@@ -118,6 +119,8 @@ public final class Builder {
     let log: (String) -> Void
     /// Called after each rendered batch with (tiles done, tiles to render, seconds since start).
     let progress: ((Int, Int, Double) -> Void)?
+    /// Set by the caller (the CLI's SIGINT/SIGTERM handler) to stop the build.
+    public let cancellation = Cancellation()
     /// SHA-256 of the sprite sheet per pixel ratio, for the raster key header.
     private var spriteDigests = [Int: String]()
     /// The last run's large values (plans, paths, entries, the last build's
@@ -168,7 +171,7 @@ public final class Builder {
         let folder = try OutputFolder.openForBuild(run.outputDir, config: config, allowExisting: options.allowExisting,
                                                    dryRun: options.dryRun, notice: log)
         defer { folder.release() }
-        try pauseForTests("locked")
+        try pauseForTests("locked", cancellation)
         if let unchanged = unchangedSince(lastBuild: &run) { return unchanged }
 
         // What the last builds set aside is deleted meanwhile (see Trash), and
@@ -181,8 +184,12 @@ public final class Builder {
         let inputs = try loadInputs(&run)                                       // Load
         let venues = inputs.loaded.map { Prepare.run(sourceID: $0.sourceID, venue: $0.venue, style: inputs.style, sprite: inputs.sprites.one) }
         let pyramids = describe(venues, zooms: zooms)                           // Prepare
+        let clients = try clientFiles(venues, pyramids, style: inputs.style, sprites: inputs.sprites)   // web clients' files
+        clients.warnings.forEach { log("warning: \($0)") }
+        run.summary.warnings += clients.warnings.count
         run.lap("prepare")
-        let plan = try makePlan(pyramids, venues, zooms: zooms, pending: pending, store: store, &run)   // Plan, Keys, Diff
+        try cancellation.check()
+        let plan = try makePlan(pyramids, venues, zooms: zooms, clientFiles: clients.files.map(\.path), pending: pending, store: store, &run)   // Plan, Keys, Diff
         if options.dryRun {
             run.summary.report = dryRunReport(plan.jobs, plan.decisions, plan.pyramids, zooms, carried: plan.carriedPerZoom, stale: plan.stale)
             run.summary.rendered = plan.toRender.count
@@ -191,16 +198,19 @@ public final class Builder {
         }
 
         // From here on the output folder changes; a handled error puts it back.
+        try cancellation.check()
         let commit = try Commit(plan, store: store, log: log)
         defer { commit.rollBack() }
-        try pauseForTests("writing")
+        try pauseForTests("writing", cancellation)
         var rendered = try renderAndStore(plan, venues, sprites: inputs.sprites, commit: commit, &run)   // Render, Store
         let counts = count(plan, rendered.entries)
         var files = [Manifest.TileEntry]()
-        let tileJSON = try writeTileJSON(plan, venues, counts, store: store, files: &files)
+        let tileJSON = try writeTileJSON(plan, venues, counts, legend: FloorsIndex.legendEntries(inputs.style), store: store, files: &files)
         let meshes = try writeMeshes(venues, style: inputs.style, store: store, files: &files, &run)
+        let clientsChanged = try writeFiles(clients.files, store: store, files: &files)
         run.summary.deleted = commit.toDelete.count
         run.lap("tilejson")
+        try cancellation.check()
 
         let lists = manifestLists(plan, counts, entries: &rendered.entries, blanks: rendered.blanks)   // Manifest
         let manifest = Manifest(generator: .init(name: Generator.name, version: Generator.version),
@@ -211,7 +221,7 @@ public final class Builder {
         run.summary.bytes = counts.bytes.reduce(0, +)
         run.summary.blankSkipped = counts.blanks.reduce(0, +)
         let c = BuildIndex.Counts(tiles: run.summary.tilesWritten, bytes: run.summary.bytes, blank: run.summary.blankSkipped, warnings: run.summary.warnings)
-        try writeManifest(manifest, plan, records: lists.records, changedFiles: rendered.changedFiles + tileJSON.changed + meshes.changed,
+        try writeManifest(manifest, plan, records: lists.records, changedFiles: rendered.changedFiles + tileJSON.changed + meshes.changed + clientsChanged,
                           fingerprint: inputs.fingerprint, counts: c, commit: commit)
         run.lap("manifest+delete")
         keptUntilRelease = [plan, manifest, venues, inputs, lists.records]
@@ -234,7 +244,7 @@ public final class Builder {
     /// the output folder is touched, and the fingerprint of the bytes parsed
     /// (an input edited since the no-op check is not taken for the one on disk).
     func loadInputs(_ run: inout BuildRun) throws -> BuildInputs {
-        try pauseForTests("loading")
+        try pauseForTests("loading", cancellation)
         let (style, styleBytes) = try Load.styleAndBytes(config.style)
         style.warnings.forEach { log("warning: \($0)") }
         run.summary.warnings += style.warnings.count
@@ -246,6 +256,7 @@ public final class Builder {
         var loaded = [Load.Loaded]()
         let recorder = InputFingerprint.Recorder()
         for s in config.sources {
+            try cancellation.check()
             let l = try Load.source(s, threads: options.jobs, recorder: recorder)
             for d in l.diagnostics { log(d.description) }
             let w = l.diagnostics.filter { $0.kind == .warning }.count
@@ -516,7 +527,7 @@ public final class Builder {
         return lines
     }
 
-    func tileJSON(_ p: Pyramid, _ v: PreparedVenue) -> TileJSON {
+    func tileJSON(_ p: Pyramid, _ v: PreparedVenue, legend: [FloorsIndex.LegendEntry]) -> TileJSON {
         let ts = config.tilesets[p.tileset]
         let b = v.bounds
         let c = v.venue.displayPoint ?? b.center
@@ -526,12 +537,14 @@ public final class Builder {
         if case .vector(let items, let table) = p.content {
             layers = TileJSONLayers.describe(items, table: table, venueWide: p.name == "all", minzoom: config.minZoom, maxzoom: config.maxZoom)
         }
-        return TileJSON(name: "\(v.venue.name.text(preferring: v.venue.language) ?? v.sourceID) — \(floorName)",
+        var tj = TileJSON(name: "\(v.venue.name.text(preferring: v.venue.language) ?? v.sourceID) — \(floorName)",
                         description: "\(Generator.name) \(ts.format.rawValue) tiles of \(v.sourceID), \(p.name)",
                         tiles: [TileJSON.url(base: config.baseURL, path: "\(p.directory)/{z}/{x}/{y}.\(ts.fileExtension)")],
                         minzoom: config.minZoom, maxzoom: config.maxZoom, bounds: [b.west, b.south, b.east, b.north],
                         center: [c.lon, c.lat, Double(config.minZoom)], vector_layers: layers,
                         format: ts.fileExtension, tile_size: ts.format == .png ? ts.tileSize : nil)
+        tj.legend = legend
+        return tj
     }
 
     func venueEntries(_ venues: [PreparedVenue], _ loaded: [Load.Loaded], _ pyramids: [Pyramid], _ zooms: [Int],

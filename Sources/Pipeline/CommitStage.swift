@@ -1,3 +1,4 @@
+import Clients
 import Crypto
 import Dispatch
 import Foundation
@@ -84,11 +85,11 @@ extension Builder {
 
     /// TileJSON next to every pyramid that has tiles; returns their entries,
     /// by venue and tileset, and how many files changed.
-    func writeTileJSON(_ plan: BuildPlan, _ venues: [PreparedVenue], _ counts: PyramidCounts, store: TileStore,
+    func writeTileJSON(_ plan: BuildPlan, _ venues: [PreparedVenue], _ counts: PyramidCounts, legend: [FloorsIndex.LegendEntry], store: TileStore,
                        files: inout [Manifest.TileEntry]) throws -> (paths: [Int: [String]], changed: Int) {
         var paths = [Int: [String]](), changed = 0
         for (pi, p) in plan.pyramids.enumerated() where counts.tiles[pi] > 0 {
-            let data = try tileJSON(p, venues[p.venue]).encoded()
+            let data = try tileJSON(p, venues[p.venue], legend: legend).encoded()
             let rel = "\(p.directory)/tilejson.json"
             if try store.writeIfChanged(rel, data) { changed += 1 }
             files.append(Manifest.TileEntry(path: rel, sha256: Digest32(bytes: SHA256.hash(data: data)), bytes: data.count))
@@ -96,6 +97,17 @@ extension Builder {
         }
         if config.baseURL == nil { log("notice: no base_url in \(config.file): TileJSON tile URLs are relative to the output folder") }
         return (paths, changed)
+    }
+
+    /// Small files made whole before the commit (web clients' files): written
+    /// when their bytes changed and listed in the manifest; returns how many changed.
+    func writeFiles(_ made: [(path: String, data: Data)], store: TileStore, files: inout [Manifest.TileEntry]) throws -> Int {
+        var changed = 0
+        for (rel, data) in made {
+            if try store.writeIfChanged(rel, data) { changed += 1 }
+            files.append(Manifest.TileEntry(path: rel, sha256: Digest32(bytes: SHA256.hash(data: data)), bytes: data.count))
+        }
+        return changed
     }
 
     /// glTF meshes: one per floor, and the floors stacked in one per venue.

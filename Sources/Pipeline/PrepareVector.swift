@@ -60,11 +60,17 @@ public enum PrepareVector {
         var anchorOf = [String: MercatorPoint]()
         for (i, fi) in unitIndices.enumerated() { if let a = unitAnchors[i] { anchorOf[venue.features[fi].id] = a } }
 
+        // The text `level` of indoor clients (OSM Simple Indoor Tagging): the
+        // ordinals of every floor a feature is on, joined by ";". An OSM feature
+        // tagged `level=0;1` arrives as one Feature per level with the same id.
+        let levels = LevelText(venue: venue, floorOrdinals: v.floors.map(\.floor.ordinal))
+
         func properties(_ f: Feature, name: LocalizedName) -> [(key: String, value: MVTValue)] {
             var p: [(key: String, value: MVTValue)] = [("id", .string(f.id)), ("category", .string(f.category))]
             let chosen = name.language(preferring: lang)
             if let n = name.text(preferring: lang) { p.append(("name", .string(n))) }
             for e in name.entries where e.language != chosen { p.append(("name:\(e.language)", .string(e.text))) }
+            p.append(("level", .string(levels.text(for: f))))
             if let l = f.levelID {
                 p.append(("level_id", .string(l)))
                 if let o = levelOrdinal[l] { p.append(("ordinal", .int(Int64(o)))) }
@@ -92,6 +98,10 @@ public enum PrepareVector {
         var position = [Int: (floor: Int, index: Int)]()
         var seq = 0
         var venueWideDone = false
+        // Feature ids of the venue-wide pyramid must be unique per layer: a
+        // feature repeated on several floors (same id, same geometry) goes in
+        // once; any other clash gets an id derived from its level.
+        var ids = UniqueIDs()
         for pf in v.floors {
             var items = [(order: Int, seq: Int, item: VectorItem)]()
             let levelIDs = Set(pf.floor.levels.map(\.id))
@@ -110,12 +120,15 @@ public enum PrepareVector {
                 guard let template = LayerTable.template(for: f.featureClass), f.sourcePaint?.hidden != true else { continue }
                 let order = LayerTable.drawIndex(of: template)
                 let venueWide = f.levelID == nil
+                let venueLayer = LayerTable.genericID(template)
+                let placement = ids.place(f, layer: venueLayer)
                 let item = interned(VectorItem(floorLayer: LayerTable.layerID(template, floor: pf.id, building: f.buildingID),
-                                      venueLayer: LayerTable.genericID(template), id: stableID(f.id),
+                                      venueLayer: venueLayer, id: placement.id,
                                       properties: properties(f, name: f.name), geometry: ProjectedGeometry(f.geometry)))
                 seq += 1
                 items.append((order, seq, item))
-                if !venueWide || !venueWideDone { all.append((order, seq, item)) }
+                let inAll = placement.isNew && (!venueWide || !venueWideDone)
+                if inAll { all.append((order, seq, item)) }
 
                 // Labels: a point per named unit.
                 guard isUnitClass(f.featureClass) else { continue }
@@ -123,11 +136,11 @@ public enum PrepareVector {
                 guard !name.isEmpty, let anchor = anchorOf[f.id] ?? labelPoint(f) else { continue }
                 let labelTemplate = "floor_labels_[FLOOR]"
                 let label = interned(VectorItem(floorLayer: LayerTable.layerID(labelTemplate, floor: pf.id), venueLayer: LayerTable.genericID(labelTemplate),
-                                       id: stableID(f.id), properties: properties(f, name: name), geometry: .points([anchor])))
+                                       id: placement.id, properties: properties(f, name: name), geometry: .points([anchor])))
                 seq += 1
                 let lo = LayerTable.drawIndex(of: labelTemplate)
                 items.append((lo, seq, label))
-                all.append((lo, seq, label))
+                if inAll { all.append((lo, seq, label)) }
             }
             venueWideDone = true
             items.sort { ($0.order, $0.seq) < ($1.order, $1.seq) }

@@ -39,6 +39,8 @@ extension Builder {
             for (u, r) in zip(range, results) {
                 for (ji, result) in zip(units.jobs(u), r) { batch.append((Int(ji), result)) }
             }
+            // A stop request ends the stream here: the workers wind down, nothing half written.
+            try self.cancellation.check()
             // One writer, writing this batch while the workers render the next ones.
             try writer.submit(batch)
             done += batch.count

@@ -23,9 +23,11 @@ enum TestHooks {
     }()
 }
 
-/// Waits at `point` when a test asked for it (see `TestHooks`).
-func pauseForTests(_ point: String) throws {
+/// Waits at `point` when a test asked for it (see `TestHooks`), or until a
+/// stop is requested.
+func pauseForTests(_ point: String, _ cancellation: Cancellation) throws {
     guard let p = TestHooks.pause, p.point == point else { return }
-    FileManager.default.createFile(atPath: p.file + ".reached", contents: nil)
-    for _ in 0..<600 where !FileManager.default.fileExists(atPath: p.file) { usleep(100_000) }
+    _ = FileManager.default.createFile(atPath: p.file + ".reached", contents: nil)
+    for _ in 0..<600 where !FileManager.default.fileExists(atPath: p.file) && cancellation.signal == nil { usleep(100_000) }
+    try cancellation.check()
 }

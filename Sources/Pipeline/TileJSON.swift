@@ -1,3 +1,4 @@
+import Clients
 import Foundation
 
 /// TileJSON 3.0.0 (https://github.com/mapbox/tilejson-spec/tree/master/3.0.0),
@@ -9,6 +10,8 @@ public struct TileJSON: Encodable {
         public var fields: [String: String]
         public var minzoom: Int
         public var maxzoom: Int
+        /// What the layer holds, by the style spec layer's display name (the legend's).
+        public var description: String? = nil
     }
 
     public var tilejson = "3.0.0"
@@ -26,6 +29,9 @@ public struct TileJSON: Encodable {
     public var vector_layers: [VectorLayer]?
     public var format: String
     public var tile_size: Int?
+    /// Per style-spec layer id: display name, colours, icon, hidden (`FloorsIndex.legendEntries`).
+    /// Not part of TileJSON 3.0.0; clients that do not know it ignore it.
+    public var legend: [FloorsIndex.LegendEntry]? = nil
 
     public func encoded() throws -> Data { try StableJSON.encode(self) }
 

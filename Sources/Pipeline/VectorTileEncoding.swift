@@ -1,3 +1,4 @@
+import Clients
 import Rendering
 import TileGeometry
 
@@ -54,7 +55,9 @@ enum TileJSONLayers {
             for k in 0..<keyCount where kinds[Int(layer) * keyCount + k] != 0 {
                 fields[table.key(UInt32(k))] = names[MVTValue.Kind(rawValue: kinds[Int(layer) * keyCount + k] - 1)!]
             }
-            return TileJSON.VectorLayer(id: table.layerNames[Int(layer)], fields: fields, minzoom: minzoom, maxzoom: maxzoom)
+            let name = table.layerNames[Int(layer)]
+            return TileJSON.VectorLayer(id: name, fields: fields, minzoom: minzoom, maxzoom: maxzoom,
+                                        description: FloorsIndex.layerDescription(name))
         }
     }
 }

@@ -19,7 +19,8 @@ struct VenueTiles: ParsableCommand {
         Exit status: 0 success; 1 bad input or configuration, an output folder that is not \
         venuetiles' to write or delete, or `verify` found a difference (the output folder is not \
         touched); 3 a failure while rendering or writing output; 4 another \
-        build holds the output folder; 64 bad command-line usage.
+        build holds the output folder; 64 bad command-line usage; 130 or 143 stopped by SIGINT or \
+        SIGTERM (the output folder is as the last complete build left it).
         """,
         version: Generator.version,
         subcommands: [Build.self, Validate.self, Verify.self, Clean.self]
@@ -53,6 +54,7 @@ func exitStatus(for e: Error) -> ExitCode {
     switch e {
     case is ConfigError, is VenueFormatError, is VenueFormatErrors, is StyleError, is OutputFolderError, is OutputStateError: return ExitCode(1)
     case is LockError: return ExitCode(4)
+    case let e as BuildInterrupted: return ExitCode(128 + e.signal)
     default: return ExitCode(3)
     }
 }
@@ -111,7 +113,8 @@ struct Build: ParsableCommand {
             let config = try PipelineConfig.load(path: common.config)
             let options = BuildOptions(jobs: jobs, output: common.outputOverride, force: force, dryRun: dryRun, allowExisting: allowExisting)
             builder = Builder(config: config, options: options, log: log, progress: bar)
-            summary = try builder.run()
+            let stop = StopOnSignals(builder.cancellation)
+            summary = try withExtendedLifetime(stop) { try builder.run() }
         } catch { throw exitStatus(for: error) }
         // The builder keeps the build's data until released: exiting here, with it
         // still held, leaves that memory to the OS instead of freeing it piece by piece.

@@ -1,0 +1,57 @@
+import Clients
+import Foundation
+import Rendering
+import Styling
+
+extension Builder {
+    /// The files web clients use, per venue (see `VenueClientFiles`): MapLibre
+    /// styles, sprite, glyphs, floors.json and the preview page. Made from the
+    /// prepared venues and the venue-wide vector pyramid (for the label texts
+    /// the glyphs must cover); paths are relative to the output folder.
+    func clientFiles(_ venues: [PreparedVenue], _ pyramids: [Pyramid], style: Style, sprites: (one: Sprite, two: Sprite)) throws
+        -> (files: [(path: String, data: Data)], warnings: [String]) {
+        let fonts = try FontCatalog()
+        var files = [(path: String, data: Data)](), warnings = [String]()
+        for (vi, v) in venues.enumerated() {
+            let out = try VenueClientFiles.make(clientVenue(v, labels: labelTexts(pyramids, venue: vi)),
+                                                style: style, sprites: sprites, fonts: fonts)
+            files += out.files
+            warnings += out.warnings
+        }
+        return (files, warnings)
+    }
+
+    func clientVenue(_ v: PreparedVenue, labels: [String]) -> ClientVenue {
+        let lang = v.venue.language
+        let b = v.bounds, c = v.venue.displayPoint ?? b.center
+        let floors = v.floors.map { f in
+            ClientVenue.Floor(id: f.id, ordinal: f.floor.ordinal, shortName: f.floor.shortName(language: lang),
+                              name: f.floor.levels.lazy.compactMap { $0.name.text(preferring: lang) }.first)
+        }
+        var seen = Set<String>()
+        let tilesets = config.tilesets.compactMap { ts -> ClientVenue.Tileset? in
+            guard seen.insert(ts.directoryName).inserted else { return nil }
+            return ClientVenue.Tileset(format: ts.format == .png ? .png : .mvt, directory: ts.directoryName,
+                                       tileSize: ts.format == .png ? ts.tileSize : 512)
+        }
+        return ClientVenue(id: v.sourceID, name: v.venue.name.text(preferring: lang) ?? v.sourceID,
+                           bounds: [b.west, b.south, b.east, b.north], center: [c.lon, c.lat],
+                           minZoom: config.minZoom, maxZoom: config.maxZoom, floors: floors, tilesets: tilesets,
+                           baseURL: config.baseURL, labelTexts: labels)
+    }
+
+    /// The `name` of every feature the MapLibre style labels (unit label points
+    /// and building outlines) in the venue-wide vector pyramid.
+    func labelTexts(_ pyramids: [Pyramid], venue: Int) -> [String] {
+        var out = Set<String>()
+        for p in pyramids where p.venue == venue && p.floor == nil {
+            guard case .vector(let items, _) = p.content else { continue }
+            for item in items where item.venueLayer == "floor_labels" || item.venueLayer == "building_outlines" {
+                for (k, value) in item.properties where k == "name" {
+                    if case .string(let s) = value { out.insert(s) }
+                }
+            }
+        }
+        return out.sorted()
+    }
+}
