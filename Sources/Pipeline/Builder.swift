@@ -184,6 +184,7 @@ public final class Builder {
         let inputs = try loadInputs(&run)                                       // Load
         let venues = inputs.loaded.map { Prepare.run(sourceID: $0.sourceID, venue: $0.venue, style: inputs.style, sprite: inputs.sprites.one) }
         let pyramids = describe(venues, zooms: zooms)                           // Prepare
+        try checkTileBudget(pyramids, venues, zooms: zooms)
         let clients = try clientFiles(venues, pyramids, style: inputs.style, sprites: inputs.sprites)   // web clients' files
         clients.warnings.forEach { log("warning: \($0)") }
         run.summary.warnings += clients.warnings.count

@@ -40,6 +40,7 @@ public enum Load {
         }
         loaded.bundle = bundle
         loaded.names = names
+        loaded.diagnostics += FarFeatures.remove(from: &loaded.venue, file: s.path)
         return loaded
     }
 

@@ -80,6 +80,11 @@ public struct PipelineConfig: Sendable {
     public var sprite: String? = nil
     /// glTF meshes per floor and per venue, when asked for.
     public var mesh: MeshOptions?
+    /// The most tiles a build may plan (`max_tiles`): a bigger estimate is refused
+    /// before anything is planned or written (a stray zoom or coordinate would
+    /// otherwise run until memory or patience runs out).
+    public var maxTiles = PipelineConfig.defaultMaxTiles
+    public static let defaultMaxTiles = 20_000_000
     /// The bytes this config was parsed from (for the build's input fingerprint).
     public var parsedBytes = Data()
 
@@ -99,7 +104,7 @@ public struct PipelineConfig: Sendable {
             throw fail(nil, "malformed JSON: \((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)")")
         }
         guard let root = any as? [String: Any] else { throw fail(nil, "expected a JSON object") }
-        try rejectUnknown(root, allowed: ["output", "base_url", "zoom", "sources", "tilesets", "style", "mesh", "archive_limits", "sprite"], path: "", fail)
+        try rejectUnknown(root, allowed: ["output", "base_url", "zoom", "sources", "tilesets", "style", "mesh", "archive_limits", "sprite", "max_tiles"], path: "", fail)
 
         let base = URL(fileURLWithPath: file).deletingLastPathComponent()
         func resolve(_ p: String) -> String {
@@ -249,6 +254,10 @@ public struct PipelineConfig: Sendable {
         var config = PipelineConfig(file: file, output: resolve(output), baseURL: baseURL, minZoom: minZoom, maxZoom: maxZoom,
                                     sources: sources, tilesets: tilesets, style: style, sprite: sprite, mesh: mesh)
         config.parsedBytes = data
+        if let m = try int(root, "max_tiles", path: "max_tiles", fail) {
+            guard m > 0 else { throw fail("max_tiles", "expected a positive number of tiles") }
+            config.maxTiles = m
+        }
         return config
     }
 

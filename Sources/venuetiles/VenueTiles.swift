@@ -52,7 +52,7 @@ func printError(_ e: Error) {
 func exitStatus(for e: Error) -> ExitCode {
     printError(e)
     switch e {
-    case is ConfigError, is VenueFormatError, is VenueFormatErrors, is StyleError, is OutputFolderError, is OutputStateError: return ExitCode(1)
+    case is ConfigError, is VenueFormatError, is VenueFormatErrors, is StyleError, is OutputFolderError, is OutputStateError, is TileLimitError: return ExitCode(1)
     case is LockError: return ExitCode(4)
     case let e as BuildInterrupted: return ExitCode(128 + e.signal)
     default: return ExitCode(3)
