@@ -530,8 +530,8 @@ public final class Builder {
 
     func tileJSON(_ p: Pyramid, _ v: PreparedVenue, legend: [FloorsIndex.LegendEntry]) -> TileJSON {
         let ts = config.tilesets[p.tileset]
-        let b = v.bounds
-        let c = v.venue.displayPoint ?? b.center
+        let b = TileJSONExtent.bounds(p, fallback: v.bounds)
+        let c = TileJSONExtent.center(v.venue.displayPoint, in: b)
         let floorName: String = p.name == "all" ? "all floors" :
             (v.floors.first { $0.id == p.name }.flatMap { $0.floor.shortName(language: v.venue.language) } ?? p.name)
         var layers: [TileJSON.VectorLayer]? = nil
@@ -540,7 +540,7 @@ public final class Builder {
         }
         var tj = TileJSON(name: "\(v.venue.name.text(preferring: v.venue.language) ?? v.sourceID) — \(floorName)",
                         description: "\(Generator.name) \(ts.format.rawValue) tiles of \(v.sourceID), \(p.name)",
-                        tiles: [TileJSON.url(base: config.baseURL, path: "\(p.directory)/{z}/{x}/{y}.\(ts.fileExtension)")],
+                        tiles: [TileJSON.url(base: config.baseURL, directory: p.directory, tile: "{z}/{x}/{y}.\(ts.fileExtension)")],
                         minzoom: config.minZoom, maxzoom: config.maxZoom, bounds: [b.west, b.south, b.east, b.north],
                         center: [c.lon, c.lat, Double(config.minZoom)], vector_layers: layers,
                         format: ts.fileExtension, tile_size: ts.format == .png ? ts.tileSize : nil)

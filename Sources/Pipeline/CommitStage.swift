@@ -95,7 +95,7 @@ extension Builder {
             files.append(Manifest.TileEntry(path: rel, sha256: Digest32(bytes: SHA256.hash(data: data)), bytes: data.count))
             paths[p.venue * 1000 + p.tileset, default: []].append(rel)
         }
-        if config.baseURL == nil { log("notice: no base_url in \(config.file): TileJSON tile URLs are relative to the output folder") }
+        if config.baseURL == nil { log("notice: no base_url in \(config.file): TileJSON tile URLs are relative to each tilejson.json") }
         return (paths, changed)
     }
 

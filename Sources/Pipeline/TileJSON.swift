@@ -1,5 +1,7 @@
 import Clients
 import Foundation
+import TileGeometry
+import VenueModel
 
 /// TileJSON 3.0.0 (https://github.com/mapbox/tilejson-spec/tree/master/3.0.0),
 /// one next to every tileset folder.
@@ -39,5 +41,36 @@ public struct TileJSON: Encodable {
     public static func url(base: String?, path: String) -> String {
         guard let base, !base.isEmpty else { return path }
         return (base.hasSuffix("/") ? String(base.dropLast()) : base) + "/" + path
+    }
+
+    /// A tile URL template for the TileJSON in `directory`: absolute under
+    /// `base`, else relative to the TileJSON file itself, which is how clients
+    /// (MapLibre among them) resolve a relative URL.
+    public static func url(base: String?, directory: String, tile: String) -> String {
+        guard let base, !base.isEmpty else { return tile }
+        return url(base: base, path: directory + "/" + tile)
+    }
+}
+
+/// Where a pyramid's features are, for its TileJSON: clients ask only for
+/// tiles inside `bounds`, so they must cover every feature of every tile (the
+/// venue outline, which may reach far past the floors, included), and the
+/// `center` must lie inside them.
+enum TileJSONExtent {
+    static func bounds(_ p: Builder.Pyramid, fallback: LonLatBounds) -> LonLatBounds {
+        var r = MercatorRect.empty
+        switch p.content {
+        case .raster(let items): for i in items where !i.wholeTile { r.extend(i.geometry.bounds) }
+        case .vector(let items, _): for i in items { r.extend(i.geometry.bounds) }
+        }
+        guard !r.isEmpty else { return fallback }
+        let sw = WebMercator.unproject(MercatorPoint(x: r.minX, y: r.minY)), ne = WebMercator.unproject(MercatorPoint(x: r.maxX, y: r.maxY))
+        return LonLatBounds(west: sw.lon, south: sw.lat, east: ne.lon, north: ne.lat)
+    }
+
+    /// The display point when it lies inside `b`, else the middle of `b`.
+    static func center(_ display: LonLat?, in b: LonLatBounds) -> LonLat {
+        if let d = display, d.lon >= b.west, d.lon <= b.east, d.lat >= b.south, d.lat <= b.north { return d }
+        return b.center
     }
 }
