@@ -55,14 +55,15 @@ public final class ImageSurface {
     public static func decodePNG(_ data: Data) throws -> ImageSurface {
         final class Source { let data: Data; var offset = 0; init(_ d: Data) { data = d } }
         let src = Source(data)
-        let h = cairo_image_surface_create_from_png_stream({ closure, out, length in
+        // The source is passed unretained: it must outlive the call that reads it.
+        let h = withExtendedLifetime(src) { cairo_image_surface_create_from_png_stream({ closure, out, length in
             let src = Unmanaged<Source>.fromOpaque(closure!).takeUnretainedValue()
             let n = Int(length)
             guard src.offset + n <= src.data.count else { return CAIRO_STATUS_READ_ERROR }
             src.data.copyBytes(to: out!, from: src.offset..<(src.offset + n))
             src.offset += n
             return CAIRO_STATUS_SUCCESS
-        }, Unmanaged.passUnretained(src).toOpaque())!
+        }, Unmanaged.passUnretained(src).toOpaque())! }
         let s = cairo_surface_status(h)
         guard s == CAIRO_STATUS_SUCCESS else { cairo_surface_destroy(h); throw CairoError("read PNG", s) }
         return ImageSurface(adopting: h)
