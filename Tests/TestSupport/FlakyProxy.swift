@@ -64,13 +64,14 @@ s.serve_forever()
         var line = Data()
         while let b = try out.fileHandleForReading.read(upToCount: 1), !b.isEmpty, b != Data([0x0A]) { line.append(b) }
         guard let p = Int(String(decoding: line, as: UTF8.self)) else {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             throw NSError(domain: "proxy", code: 1, userInfo: [NSLocalizedDescriptionKey: "the proxy did not start"])
         }
         port = p
     }
 
-    deinit { if process.isRunning { process.terminate(); process.waitUntilExit() } }
+    // SIGKILL: a child of the test runner may inherit a blocked SIGTERM.
+    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
 
     public func stats() throws -> [String: Int] {
         let out = try PythonHelper.run(script: "import urllib.request,sys; print(urllib.request.urlopen(sys.argv[1]).read().decode())", args: [endpoint + "/__stats"])

@@ -53,7 +53,7 @@ public final class NginxServer {
                 if Self.canConnect(port) { self.port = port; self.running = proc; return }
                 usleep(50_000)
             }
-            if proc.isRunning { proc.terminate(); proc.waitUntilExit() }
+            if proc.isRunning { kill(proc.processIdentifier, SIGKILL); proc.waitUntilExit() }
             lastLog = (try? String(contentsOf: prefix.appendingPathComponent("logs/error.log"), encoding: .utf8)) ?? ""
         }
         throw NSError(domain: "nginx", code: 2, userInfo: [NSLocalizedDescriptionKey: "nginx did not start: \(lastLog)"])
@@ -62,7 +62,7 @@ public final class NginxServer {
     private var running: Process?
 
     deinit {
-        if let p = running, p.isRunning { p.terminate(); p.waitUntilExit() }
+        if let p = running, p.isRunning { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() }
     }
 
     /// GET `path` with Python's http.client (no decoding of Content-Encoding):

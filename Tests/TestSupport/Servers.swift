@@ -48,14 +48,14 @@ public final class MotoServer {
             } else { usleep(100_000) }
         }
         guard let found else {
-            if process.isRunning { process.terminate() }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             throw NSError(domain: "moto", code: 1, userInfo: [NSLocalizedDescriptionKey: "moto_server did not start: " + ((try? String(contentsOf: log, encoding: .utf8)) ?? "")])
         }
         port = found
     }
 
     deinit {
-        if process.isRunning { process.terminate(); process.waitUntilExit() }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
     }
 
     public static var available: Bool {
