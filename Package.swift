@@ -12,6 +12,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        // Publish: S3 over HTTP (the SigV4 signer is ours; see Sources/Publish).
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.100.0"),
     ],
     targets: [
         // C libraries: module map + pkg-config, nothing else.
@@ -49,6 +52,13 @@ let package = Package(
             "VenueModel", "VenueFormats", "TileGeometry", "Styling", "Rendering", "CZlib", "Clients",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
+        // Publishing an output folder to another folder or to S3 (SigV4 over async-http-client).
+        .target(name: "Publish", dependencies: [
+            "Pipeline",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
         // Benchmark of the triangulator (scripts/bench_triangulation.py runs it beside mapbox-earcut).
         .executableTarget(name: "triangulation-bench", dependencies: ["TileGeometry"], path: "Benchmarks/TriangulationBench"),
         // Benchmark of PNG encoding on the tiles of a built output folder.
@@ -57,7 +67,7 @@ let package = Package(
         .executableTarget(name: "glyph-bench", dependencies: ["Clients"], path: "Benchmarks/GlyphBench"),
         // Thin CLI over Pipeline.
         .executableTarget(name: "venuetiles", dependencies: [
-            "Pipeline",
+            "Pipeline", "Publish",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -68,6 +78,7 @@ let package = Package(
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Styling", "VenueModel", "TileGeometry", "TestSupport", "CZlib"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TileGeometry", "Rendering", "Styling", "VenueFormats", "VenueModel"]),
         .testTarget(name: "ClientsTests", dependencies: ["Clients", "Styling"]),
+        .testTarget(name: "PublishTests", dependencies: ["Publish", "Pipeline", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "EndToEndTests", dependencies: ["venuetiles", "VenueFormats", "VenueModel", "TileGeometry", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
     ]
 )
