@@ -53,7 +53,7 @@ public final class OutputFolder {
         case foreign([String])
     }
 
-    init(root: String) { self.root = root }
+    public init(root: String) { self.root = root }
 
     deinit { unlock() }
 

@@ -128,27 +128,18 @@ final class ProgressCounter: @unchecked Sendable {
     }
 }
 
-/// A shared hold on the output folder's build lock (`.venuetiles.lock`), so that
+/// A shared hold on the output folder's build lock (`.venuetiles/lock`), so that
 /// no build rewrites files while they are read and sent (a build takes the lock
 /// exclusively and stops with "another build holds the output folder").
 struct OutputLock {
-    let fd: Int32
+    let folder: OutputFolder
 
-    init(folder: String) throws {
-        let path = folder + "/" + TileStore.lockName
-        fd = open(path, O_RDWR | O_CLOEXEC)
+    init(folder path: String) throws {
+        folder = OutputFolder(root: path)
         // No lock file: no build has run here, or the folder is read-only; a
         // missing manifest is reported next.
-        guard fd >= 0 else { return }
-        if flock(fd, LOCK_SH | LOCK_NB) != 0 {
-            close(fd)
-            throw PublishError.outputBusy(path: folder)
-        }
+        do { try folder.lock(shared: true) } catch is LockError { throw PublishError.outputBusy(path: path) }
     }
 
-    func release() {
-        guard fd >= 0 else { return }
-        flock(fd, LOCK_UN)
-        close(fd)
-    }
+    func release() { folder.unlock() }
 }
