@@ -20,6 +20,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
         .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
 
         // Value types of the normalized venue model. No I/O.
         .target(name: "VenueModel"),
@@ -38,9 +39,13 @@ let package = Package(
         ]),
         // Cairo raster renderer and PNG encoding.
         .target(name: "Rendering", dependencies: ["VenueModel", "TileGeometry", "Styling", "CCairo", "CDeflate", "CXXHash"]),
+        // Tile archives and path layouts: path templates, PMTiles v3, MBTiles 1.3, zip packages. No Cairo.
+        .target(name: "Archives", dependencies: [
+            "TileGeometry", "CZlib", "CZip", "CSQLite", .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         // Config, floors, plan, render stage, tile store, manifest.
         .target(name: "Pipeline", dependencies: [
-            "VenueModel", "VenueFormats", "TileGeometry", "Styling", "Rendering", "CZlib",
+            "VenueModel", "VenueFormats", "TileGeometry", "Styling", "Rendering", "Archives", "CZlib",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // Benchmark of the triangulator (scripts/bench_triangulation.py runs it beside mapbox-earcut).
@@ -49,7 +54,7 @@ let package = Package(
         .executableTarget(name: "png-encode-bench", dependencies: ["Rendering"], path: "Benchmarks/PNGEncodeBench"),
         // Thin CLI over Pipeline.
         .executableTarget(name: "venuetiles", dependencies: [
-            "Pipeline",
+            "Pipeline", "Archives",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -59,6 +64,7 @@ let package = Package(
         .testTarget(name: "VenueFormatsTests", dependencies: ["VenueFormats", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Styling", "VenueModel", "TileGeometry", "TestSupport", "CZlib"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TileGeometry", "Rendering", "Styling", "VenueFormats", "VenueModel"]),
+        .testTarget(name: "ArchivesTests", dependencies: ["Archives", "TileGeometry", "CZip", "CSQLite", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "EndToEndTests", dependencies: ["venuetiles", "VenueFormats", "VenueModel", "TileGeometry", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
     ]
 )

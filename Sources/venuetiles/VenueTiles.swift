@@ -21,7 +21,7 @@ struct VenueTiles: ParsableCommand {
         build holds the output folder; 64 bad command-line usage.
         """,
         version: Generator.version,
-        subcommands: [Build.self, Validate.self, Verify.self, Clean.self]
+        subcommands: [Build.self, Validate.self, Verify.self, Clean.self, Archive.self]
     )
 }
 
