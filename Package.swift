@@ -64,7 +64,7 @@ let package = Package(
         .testTarget(name: "VenueFormatsTests", dependencies: ["VenueFormats", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Styling", "VenueModel", "TileGeometry", "TestSupport", "CZlib"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TileGeometry", "Rendering", "Styling", "VenueFormats", "VenueModel"]),
-        .testTarget(name: "ArchivesTests", dependencies: ["Archives", "TileGeometry", "CZip", "CSQLite", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "ArchivesTests", dependencies: ["Archives", "TileGeometry", "TestSupport", "CZip", "CZlib", "CSQLite", .product(name: "Crypto", package: "swift-crypto")], exclude: ["Helpers"]),
         .testTarget(name: "EndToEndTests", dependencies: ["venuetiles", "VenueFormats", "VenueModel", "TileGeometry", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
     ]
 )

@@ -42,9 +42,11 @@ final class SQLiteDatabase {
     /// Rows changed by everything this connection ran so far.
     var totalChanges: Int { Int(sqlite3_total_changes(handle)) }
 
+    /// Closes the connection; statements still alive are finalized when they
+    /// go (sqlite3_close_v2 waits for them).
     func close() throws {
         guard let h = handle else { return }
-        guard sqlite3_close(h) == SQLITE_OK else { throw error("close") }
+        guard sqlite3_close_v2(h) == SQLITE_OK else { throw error("close") }
         handle = nil
     }
 }

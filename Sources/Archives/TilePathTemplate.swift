@@ -121,6 +121,7 @@ public struct TilePathTemplate: Sendable, Equatable, CustomStringConvertible {
                 if !literal.isEmpty { parts.append(.literal(String(literal))) }
                 guard let close = rest[open...].firstIndex(of: "}") else { throw fail("a '{' without its '}'") }
                 let name = String(rest[rest.index(after: open)..<close])
+                if name.contains("{") { throw fail("a '{' without its '}'") }
                 guard let token = Token(rawValue: name) else {
                     throw fail("unknown token {\(name)} (known: \(Token.allCases.map { "{\($0.rawValue)}" }.joined(separator: " ")))")
                 }

@@ -20,8 +20,10 @@ public enum ArchiveExport {
         public var tilesets: Set<String> = []
         /// Venue (source) ids; empty: all.
         public var venues: Set<String> = []
-        public init(format: Format, destination: String, tilesets: Set<String> = [], venues: Set<String> = []) {
-            self.format = format; self.destination = destination; self.tilesets = tilesets; self.venues = venues
+        /// Only tiles of these zooms (PMTiles and MBTiles; GDAL's MBTiles driver stops at z22); nil: all.
+        public var zooms: ClosedRange<Int>? = nil
+        public init(format: Format, destination: String, tilesets: Set<String> = [], venues: Set<String> = [], zooms: ClosedRange<Int>? = nil) {
+            self.format = format; self.destination = destination; self.tilesets = tilesets; self.venues = venues; self.zooms = zooms
         }
     }
 
@@ -74,6 +76,9 @@ public enum ArchiveExport {
         if let bad = request.tilesets.sorted().first(where: { !known.contains($0) }) {
             throw StoreError(operation: "archive", path: output, reason: "no tileset \"\(bad)\" in the manifest (has: \(known.sorted().joined(separator: ", ")))")
         }
+        if request.format == .zip && request.zooms != nil {
+            throw StoreError(operation: "archive", path: output, reason: "a zip package holds whole tilesets: no zoom range")
+        }
         let files = TileFiles(root: output)
         try checkFiles(manifest, files: files, venues: venues, tilesets: request.tilesets)
         try FileManager.default.createDirectory(atPath: request.destination, withIntermediateDirectories: true)
@@ -83,7 +88,7 @@ public enum ArchiveExport {
                 written.append(try writeZip(v, manifest: manifest, files: files, request: request))
                 continue
             }
-            for p in try pyramids(v, manifest: manifest, tilesets: request.tilesets, output: output) {
+            for p in try pyramids(v, manifest: manifest, tilesets: request.tilesets, output: output, zooms: request.zooms) {
                 written.append(try writeTileArchive(p, files: files, request: request))
             }
         }
@@ -104,7 +109,8 @@ public enum ArchiveExport {
 
     /// A venue's pyramids: its tiles sorted to the pyramids by each tileset's
     /// path template, each with the TileJSON document of its folder.
-    static func pyramids(_ v: Manifest.VenueEntry, manifest: Manifest, tilesets: Set<String>, output: String) throws -> [Pyramid] {
+    static func pyramids(_ v: Manifest.VenueEntry, manifest: Manifest, tilesets: Set<String>, output: String,
+                         zooms: ClosedRange<Int>? = nil) throws -> [Pyramid] {
         var out = [Pyramid]()
         let prefix = v.source_id + "/"
         let venueTiles = manifest.tiles.filter { $0.path.hasPrefix(prefix) }
@@ -116,7 +122,7 @@ public enum ArchiveExport {
             }
             var byFloor = [String: [ArchiveTile]]()
             for t in venueTiles {
-                guard let m = template.match(t.path) else { continue }
+                guard let m = template.match(t.path), zooms?.contains(m.z) ?? true else { continue }
                 let floor = m.values[.floor] ?? m.values[.ordinal] ?? ""
                 byFloor[floor, default: []].append(ArchiveTile(z: m.z, x: m.x, y: m.y, sha256: t.sha256.hex, bytes: t.bytes, path: t.path))
             }
@@ -141,7 +147,12 @@ public enum ArchiveExport {
         let dest = request.destination + "/" + rel
         try FileManager.default.createDirectory(atPath: (dest as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         let tj = try files.read(path: p.tileJSON.path, sha256: p.tileJSON.sha256.hex, bytes: p.tileJSON.bytes)
-        let meta = try ArchiveMetadata(tileJSON: tj, file: files.root + "/" + p.tileJSON.path, gzipTiles: p.gzipTiles)
+        var meta = try ArchiveMetadata(tileJSON: tj, file: files.root + "/" + p.tileJSON.path, gzipTiles: p.gzipTiles)
+        if let z = request.zooms {
+            meta.minzoom = max(meta.minzoom, z.lowerBound)
+            meta.maxzoom = min(meta.maxzoom, z.upperBound)
+            meta.center[2] = min(max(meta.center[2], Double(meta.minzoom)), Double(meta.maxzoom))
+        }
         var w = Written(path: rel, sha256: "", bytes: 0, tiles: p.tiles.count, contents: 0, treeBytes: p.tiles.reduce(0) { $0 + $1.bytes })
         switch request.format {
         case .pmtiles:

@@ -23,7 +23,7 @@ struct Archive: ParsableCommand {
 
         Examples:
           venuetiles archive --output output --to archives
-          venuetiles archive --output output --format mbtiles --tileset mvt --to archives
+          venuetiles archive --output output --format mbtiles --tileset mvt --max-zoom 22 --to archives
           venuetiles archive --output output --format zip --venue harbour-arcade --to packages
         """
     )
@@ -42,12 +42,29 @@ struct Archive: ParsableCommand {
     @Option(help: ArgumentHelp("Only this venue (source id); repeat for several. Default: all.", valueName: "id"))
     var venue: [String] = []
 
+    @Option(name: .customLong("min-zoom"), help: ArgumentHelp("Leave out tiles below this zoom (pmtiles, mbtiles).", valueName: "z"))
+    var minZoom: Int?
+
+    @Option(name: .customLong("max-zoom"), help: ArgumentHelp("Leave out tiles above this zoom (pmtiles, mbtiles; GDAL reads MBTiles up to z22).", valueName: "z"))
+    var maxZoom: Int?
+
+    func validate() throws {
+        let lo = minZoom ?? 0, hi = maxZoom ?? 30
+        guard (0...30).contains(lo), (0...30).contains(hi), lo <= hi else {
+            throw ValidationError("need 0 ≤ --min-zoom ≤ --max-zoom ≤ 30, found \(lo) and \(hi)")
+        }
+        if format == .zip && (minZoom != nil || maxZoom != nil) {
+            throw ValidationError("--min-zoom and --max-zoom apply to pmtiles and mbtiles; a zip package holds whole tilesets")
+        }
+    }
+
     func run() throws {
         do {
             let output = try common.outputFolder()
             let dest = to.map { URL(fileURLWithPath: $0).standardizedFileURL.path } ?? (output.hasSuffix("/") ? String(output.dropLast()) : output) + "-archives"
             let started = Date()
-            let written = try ArchiveExport.run(output: output, request: .init(format: format, destination: dest, tilesets: Set(tileset), venues: Set(venue)))
+            let written = try ArchiveExport.run(output: output, request: .init(format: format, destination: dest, tilesets: Set(tileset), venues: Set(venue),
+                                                                zooms: minZoom == nil && maxZoom == nil ? nil : (minZoom ?? 0)...(maxZoom ?? 30)))
             for w in written {
                 var line = "\(w.path): \(w.bytes) bytes, \(w.tiles) tiles, \(w.contents) distinct, tiles in the tree \(w.treeBytes) bytes"
                 if format == .mbtiles { line += "; rows +\(w.rowsInserted) ~\(w.rowsReplaced) -\(w.rowsDeleted)" }
