@@ -79,32 +79,54 @@ public enum ArchiveExport {
         if request.format == .zip && request.zooms != nil {
             throw StoreError(operation: "archive", path: output, reason: "a zip package holds whole tilesets: no zoom range")
         }
-        let files = TileFiles(root: output)
-        try checkFiles(manifest, files: files, venues: venues, tilesets: request.tilesets)
-        try FileManager.default.createDirectory(atPath: request.destination, withIntermediateDirectories: true)
-        var written = [Written]()
+        // Plan every archive first (no file read), check every file that goes
+        // in, then write: an output that no longer matches its manifest leaves
+        // every archive as it was.
+        var jobs = [Job]()
         for v in venues {
-            if request.format == .zip {
-                written.append(try writeZip(v, manifest: manifest, files: files, request: request))
-                continue
-            }
-            for p in try pyramids(v, manifest: manifest, tilesets: request.tilesets, output: output, zooms: request.zooms) {
-                written.append(try writeTileArchive(p, files: files, request: request))
+            if request.format == .zip { jobs.append(.zip(try planZip(v, manifest: manifest, tilesets: request.tilesets))); continue }
+            jobs += try pyramids(v, manifest: manifest, tilesets: request.tilesets, output: output, zooms: request.zooms).map(Job.tiles)
+        }
+        let files = TileFiles(root: output)
+        var checked = Set<String>()
+        for job in jobs {
+            for (path, sha, bytes) in job.inputs where checked.insert(path).inserted {
+                _ = try files.read(path: path, sha256: sha, bytes: bytes)
             }
         }
-        return written
+        try FileManager.default.createDirectory(atPath: request.destination, withIntermediateDirectories: true)
+        return try jobs.map { job in
+            switch job {
+            case .tiles(let p): return try writeTileArchive(p, files: files, request: request)
+            case .zip(let z): return try writeZip(z, files: files, request: request)
+            }
+        }
+    }
+
+    enum Job {
+        case tiles(Pyramid)
+        case zip(ZipJob)
+
+        /// The files of the output folder the archive holds: path, SHA-256, size.
+        var inputs: [(String, String, Int)] {
+            switch self {
+            case .tiles(let p):
+                return p.tiles.map { ($0.path, $0.sha256, $0.bytes) } + [(p.tileJSON.path, p.tileJSON.sha256.hex, p.tileJSON.bytes)]
+            case .zip(let z):
+                return z.entries.compactMap { if case .file(let p, let sha, let n) = $0.content { return (p, sha, n) } else { return nil } }
+            }
+        }
+    }
+
+    struct ZipJob {
+        var venue: String
+        var entries: [ZipPackageWriter.Entry]
+        var tiles: Int
+        var treeBytes: Int
     }
 
     static func directoryName(_ t: Manifest.TilesetEntry) -> String {
         (t.scale ?? 1) > 1 ? "\(t.format)@\(t.scale!)x" : t.format
-    }
-
-    /// Hashes every file that goes in before anything is written.
-    static func checkFiles(_ m: Manifest, files: TileFiles, venues: [Manifest.VenueEntry], tilesets: Set<String>) throws {
-        let prefixes = venues.map { $0.source_id + "/" }
-        for e in m.tiles + m.files where prefixes.contains(where: { e.path.hasPrefix($0) }) {
-            _ = try files.read(path: e.path, sha256: e.sha256.hex, bytes: e.bytes)
-        }
     }
 
     /// A venue's pyramids: its tiles sorted to the pyramids by each tileset's
@@ -174,10 +196,12 @@ public enum ArchiveExport {
         return try finish(w, dest)
     }
 
-    static func writeZip(_ v: Manifest.VenueEntry, manifest: Manifest, files: TileFiles, request: Request) throws -> Written {
+    /// A venue's zip package: its tiles of the chosen tilesets, their TileJSON
+    /// documents and the venue's other files, and a manifest of its own.
+    static func planZip(_ v: Manifest.VenueEntry, manifest: Manifest, tilesets: Set<String>) throws -> ZipJob {
         let prefix = v.source_id + "/"
         var venue = v
-        venue.tilesets = v.tilesets.filter { request.tilesets.isEmpty || request.tilesets.contains(directoryName($0)) }
+        venue.tilesets = v.tilesets.filter { tilesets.isEmpty || tilesets.contains(directoryName($0)) }
         let templates = try venue.tilesets.map { try TilePathTemplate($0.path_template, scope: .oneTileset) }
         let excludedDocs = Set(v.tilesets.filter { !venue.tilesets.contains($0) }.flatMap(\.tilejson))
         // Each tile with its tileset: PNG and gzipped vector tiles are compressed
@@ -199,15 +223,18 @@ public enum ArchiveExport {
         try own.write { manifestData.append($0) }
         entries.append(ZipPackageWriter.Entry(name: Manifest.fileName, content: .data(manifestData), deflate: true))
         for d in docs { entries.append(.init(name: d.path, content: .file(path: d.path, sha256: d.sha256.hex, bytes: d.bytes), deflate: true)) }
-        let rel = v.source_id + ".zip"
+        return ZipJob(venue: v.source_id, entries: entries, tiles: tiles.count, treeBytes: tiles.reduce(0) { $0 + $1.bytes })
+    }
+
+    static func writeZip(_ z: ZipJob, files: TileFiles, request: Request) throws -> Written {
+        let rel = z.venue + ".zip"
         let dest = request.destination + "/" + rel
         let tmp = dest + ".tmp"
         do {
-            _ = try ZipPackageWriter.write(to: tmp, entries: entries, files: files)
+            _ = try ZipPackageWriter.write(to: tmp, entries: z.entries, files: files)
             try rename(tmp, dest)
         } catch { try? FileManager.default.removeItem(atPath: tmp); throw error }
-        let w = Written(path: rel, sha256: "", bytes: 0, tiles: tiles.count, contents: tiles.count, treeBytes: tiles.reduce(0) { $0 + $1.bytes })
-        return try finish(w, dest)
+        return try finish(Written(path: rel, sha256: "", bytes: 0, tiles: z.tiles, contents: z.tiles, treeBytes: z.treeBytes), dest)
     }
 
     private static func rename(_ from: String, _ to: String) throws {

@@ -174,6 +174,10 @@ final class ArchiveCommandTests: XCTestCase {
             XCTAssertTrue(r.stderr.contains(victim) && r.stderr.contains("changed since the build"), r.stderr)
             XCTAssertFalse(FileManager.default.fileExists(atPath: dest.path), "\(format): nothing written")
         }
+        // Only what goes in is checked: the PNG tiles alone are still as built.
+        let png = try CLI.run(["archive", "--output", copy.path, "--tileset", "png", "--to", dest.path])
+        XCTAssertEqual(png.status, 0, png.stderr)
+        XCTAssertTrue(png.stdout.hasPrefix("wrote 3 pmtiles archives"), png.stdout)
         let bad = try CLI.run(["archive", "--output", out.path, "--tileset", "jpg", "--to", dest.path])
         XCTAssertEqual(bad.status, 1)
         XCTAssertTrue(bad.stderr.contains("no tileset \"jpg\"") && bad.stderr.contains("png@2x"), bad.stderr)
