@@ -230,6 +230,38 @@ public struct TilePathTemplate: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+extension TilePathTemplate {
+    /// The template of one tileset of one venue, as the manifest records it
+    /// (`path_template`): venue, format, scale and extension written out; floor,
+    /// ordinal and the tile tokens kept. `match` reads such a template's paths back.
+    public func tilesetTemplate(venue: String, format: String, scale: Int) -> String {
+        let v = TilePathValues(venue: venue, floor: "", ordinal: nil, format: format, scale: scale, z: 0, x: 0, y: 0)
+        return parts.map { p -> String in
+            switch p {
+            case .token(let t) where [.venue, .format, .scale, .ext].contains(t): return TilePathTemplate.value(t, v)
+            default: return p.text
+            }
+        }.joined()
+    }
+
+    /// The folder holding every tile of one pyramid, where its TileJSON goes: the
+    /// path up to the last `/` before the first tile token (`v/floor_0/png` for
+    /// `xyz` and `quadkey`, `v/0/png` for `app-bundle`); "" when tiles sit at the root.
+    public func pyramidFolder(venue: String, floor: String, ordinal: Int?, format: String, scale: Int) -> String {
+        let v = TilePathValues(venue: venue, floor: floor, ordinal: ordinal, format: format, scale: scale, z: 0, x: 0, y: 0)
+        var prefix = ""
+        for p in parts {
+            switch p {
+            case .literal(let s): prefix += s
+            case .token(let t) where [.z, .x, .y, .tms_y, .quadkey].contains(t):
+                return prefix.lastIndex(of: "/").map { String(prefix[..<$0]) } ?? ""
+            case .token(let t): prefix += TilePathTemplate.value(t, v)
+            }
+        }
+        return prefix.lastIndex(of: "/").map { String(prefix[..<$0]) } ?? ""
+    }
+}
+
 extension TilePathTemplate.Part {
     var text: String {
         switch self {

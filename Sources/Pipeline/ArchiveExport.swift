@@ -237,7 +237,14 @@ public enum ArchiveExport {
         return try finish(Written(path: rel, sha256: "", bytes: 0, tiles: z.tiles, contents: z.tiles, treeBytes: z.treeBytes), dest)
     }
 
+    /// Puts a finished archive in place, unless the one there has the same bytes:
+    /// then the old file stays (same inode and modification time), so that an
+    /// unchanged archive is not rewritten, re-synced or re-uploaded.
     private static func rename(_ from: String, _ to: String) throws {
+        if let old = FileManager.default.contents(atPath: to), let new = FileManager.default.contents(atPath: from), old == new {
+            try FileManager.default.removeItem(atPath: from)
+            return
+        }
         guard Foundation.rename(from, to) == 0 else {
             throw StoreError(operation: "rename", path: to, reason: String(cString: strerror(errno)))
         }

@@ -120,4 +120,23 @@ final class TilePathTemplateTests: XCTestCase {
             }
         }
     }
+
+    func testTilesetTemplatesAndPyramidFolders() throws {
+        let xyz = try TilePathTemplate.named("xyz")
+        // Today's manifest template, from the preset.
+        XCTAssertEqual(xyz.tilesetTemplate(venue: "harbour-arcade", format: "png", scale: 2), "harbour-arcade/{floor}/png@2x/{z}/{x}/{y}.png")
+        XCTAssertEqual(xyz.pyramidFolder(venue: "v", floor: "floor_0", ordinal: 0, format: "png", scale: 2), "v/floor_0/png@2x")
+        let app = try TilePathTemplate.named("app-bundle")
+        let t = app.tilesetTemplate(venue: "v", format: "mvt", scale: 1)
+        XCTAssertEqual(t, "v/{ordinal}/mvt/{z}/{x}_{y}.pbf")
+        XCTAssertEqual(app.pyramidFolder(venue: "v", floor: "floor_b1", ordinal: -1, format: "mvt", scale: 1), "v/-1/mvt")
+        let back = try XCTUnwrap(try TilePathTemplate(t, scope: .oneTileset).match("v/-1/mvt/23/4427330_2711490.pbf"))
+        XCTAssertEqual([back.z, back.x, back.y], [23, 4_427_330, 2_711_490])
+        XCTAssertEqual(back.values[.ordinal], "-1")
+        let qk = try TilePathTemplate.named("quadkey")
+        XCTAssertEqual(qk.pyramidFolder(venue: "v", floor: "all", ordinal: nil, format: "mvt", scale: 1), "v/all/mvt")
+        let q = try XCTUnwrap(try TilePathTemplate(qk.tilesetTemplate(venue: "v", format: "png", scale: 1), scope: .oneTileset).match("v/floor_0/png/1202.png"))
+        // Digits 1, 2, 0, 2: x bits 1000, y bits 0101.
+        XCTAssertEqual([q.z, q.x, q.y], [4, 8, 5])
+    }
 }
