@@ -25,6 +25,7 @@ let package = Package(
         .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
         // clients: FreeType for the SDF glyphs of the MapLibre style.
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
 
         // Value types of the normalized venue model. No I/O.
         .target(name: "VenueModel"),
@@ -47,9 +48,13 @@ let package = Package(
         .target(name: "Clients", dependencies: ["Styling", "CFreeType"], resources: [
             .embedInCode("Resources/preview.html"), .copy("Resources/maplibre-gl"),
         ]),
+        // Tile archives and path layouts: path templates, PMTiles v3, MBTiles 1.3, zip packages. No Cairo.
+        .target(name: "Archives", dependencies: [
+            "TileGeometry", "CZlib", "CZip", "CSQLite", .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         // Config, floors, plan, render stage, tile store, manifest.
         .target(name: "Pipeline", dependencies: [
-            "VenueModel", "VenueFormats", "TileGeometry", "Styling", "Rendering", "CZlib", "Clients",
+            "VenueModel", "VenueFormats", "TileGeometry", "Styling", "Rendering", "Archives", "CZlib", "Clients",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // Publishing an output folder to another folder or to S3 (SigV4 over async-http-client).
@@ -67,7 +72,7 @@ let package = Package(
         .executableTarget(name: "glyph-bench", dependencies: ["Clients"], path: "Benchmarks/GlyphBench"),
         // Thin CLI over Pipeline.
         .executableTarget(name: "venuetiles", dependencies: [
-            "Pipeline", "Publish",
+            "Pipeline", "Publish", "Archives",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -79,6 +84,7 @@ let package = Package(
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TileGeometry", "Rendering", "Styling", "VenueFormats", "VenueModel", "TestSupport"], exclude: ["Golden"]),
         .testTarget(name: "ClientsTests", dependencies: ["Clients", "Styling"]),
         .testTarget(name: "PublishTests", dependencies: ["Publish", "Pipeline", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "ArchivesTests", dependencies: ["Archives", "TileGeometry", "TestSupport", "CZip", "CZlib", "CSQLite", .product(name: "Crypto", package: "swift-crypto")], exclude: ["Helpers"]),
         .testTarget(name: "EndToEndTests", dependencies: ["venuetiles", "VenueFormats", "VenueModel", "TileGeometry", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
     ]
 )

@@ -1,3 +1,4 @@
+import Archives
 import Foundation
 import VenueModel
 import VenueFormats
@@ -51,6 +52,12 @@ public struct PipelineConfig: Sendable {
         public var metatile: Int = 8
         /// Raster: metatiles are drawn from this zoom (below, a floor is a handful of tiles).
         public static let metatileMinZoom = 19
+        /// Where the tiles go (pipeline.json `layout`: a preset of `TilePathTemplate.presets`,
+        /// or `path`: a template). Checked when the config is read.
+        public var pathTemplate: String = TilePathTemplate.presets["xyz"]!
+        /// The archive the build packs this tileset into besides the tree (pipeline.json `archive`):
+        /// one PMTiles or MBTiles file per pyramid, or the venue's zip package.
+        public var archive: ArchiveExport.Format? = nil
 
         /// Tiles per metatile side at `zoom` for this tileset; 1 means tile by tile.
         public func metatileSpan(zoom: Int) -> Int {
@@ -178,7 +185,7 @@ public struct PipelineConfig: Sendable {
                 }
                 switch format {
                 case .png:
-                    try rejectUnknown(o, allowed: ["format", "scale", "metatile"], path: key + ".", fail)
+                    try rejectUnknown(o, allowed: Set(["format", "scale", "metatile"] + Tileset.outputKeys), path: key + ".", fail)
                     var metatile = 8
                     if let m = try int(o, "metatile", path: key + ".metatile", fail) {
                         guard [1, 2, 4, 8, 16].contains(m) else { throw fail(key + ".metatile", "expected 1, 2, 4, 8 or 16 tiles per side, found \(m)") }
@@ -194,11 +201,13 @@ public struct PipelineConfig: Sendable {
                         guard (1...4).contains(sc) else { throw fail(key + ".scale", "scale \(sc) not in 1…4") }
                         var ts = Tileset(format: format, scale: sc)
                         ts.metatile = metatile
+                        try ts.readOutputKeys(o, key: key, fail)
                         if !tilesets.contains(where: { $0.format == .png && $0.scale == sc }) { tilesets.append(ts) }
                     }
                 case .mvt:
-                    try rejectUnknown(o, allowed: ["format", "extent", "buffer", "compress", "simplify"], path: key + ".", fail)
+                    try rejectUnknown(o, allowed: Set(["format", "extent", "buffer", "compress", "simplify"] + Tileset.outputKeys), path: key + ".", fail)
                     var ts = Tileset(format: .mvt)
+                    try ts.readOutputKeys(o, key: key, fail)
                     if let e = try int(o, "extent", path: key + ".extent", fail) {
                         guard e >= 256 && e <= 1 << 16 else { throw fail(key + ".extent", "expected 256…65536, found \(e)") }
                         ts.extent = e
@@ -225,6 +234,7 @@ public struct PipelineConfig: Sendable {
             tilesets = [Tileset(format: .png, scale: 1)]
         }
 
+        try Tileset.checkDistinctPaths(tilesets, fail)
         let style = try string(root, "style", fail).map(resolve)
         let sprite = try string(root, "sprite", fail).map(resolve)
         var mesh: MeshOptions? = nil

@@ -23,7 +23,7 @@ struct VenueTiles: ParsableCommand {
         SIGTERM (the output folder is as the last complete build left it).
         """,
         version: Generator.version,
-        subcommands: [Build.self, Validate.self, Verify.self, Clean.self, PublishCommand.self]
+        subcommands: [Build.self, Validate.self, Verify.self, Clean.self, Archive.self, PublishCommand.self]
     )
 }
 

@@ -45,3 +45,48 @@ final class PipelineConfigTests: XCTestCase {
         assertError("[1, 2]", key: nil, "JSON object")
     }
 }
+
+/// `layout`, `path` and `archive` of a tileset (issue 18).
+final class PipelineConfigOutputTests: XCTestCase {
+    private let src = #""sources": [{"id": "m", "format": "imdf", "path": "p"}]"#
+
+    func parse(_ tilesets: String) throws -> PipelineConfig {
+        try PipelineConfig.parse(Data("{\(src), \"tilesets\": \(tilesets)}".utf8), file: "/work/x/pipeline.json")
+    }
+
+    func testLayoutsPathsAndArchives() throws {
+        let c = try parse(#"[{"format": "png", "scale": [1, 2], "layout": "quadkey", "archive": "pmtiles"}, {"format": "mvt", "path": "{venue}/{ordinal}/{format}{scale}/{z}/{x}/{tms_y}.{ext}", "archive": "mbtiles"}]"#)
+        XCTAssertEqual(c.tilesets.map(\.pathTemplate), ["{venue}/{floor}/{format}{scale}/{quadkey}.{ext}", "{venue}/{floor}/{format}{scale}/{quadkey}.{ext}",
+                                                        "{venue}/{ordinal}/{format}{scale}/{z}/{x}/{tms_y}.{ext}"])
+        XCTAssertEqual(c.tilesets.map(\.archive), [.pmtiles, .pmtiles, .mbtiles])
+        XCTAssertEqual(c.tilesets[1].tilePath(venue: "m", floor: "floor_0", ordinal: 0, z: 2, x: 1, y: 2), "m/floor_0/png@2x/21.png")
+        XCTAssertEqual(c.tilesets[2].tilePath(venue: "m", floor: "floor_b1", ordinal: -1, z: 2, x: 1, y: 0), "m/-1/mvt/2/1/3.pbf")
+        // The default is today's tree.
+        let d = try parse(#"[{"format": "mvt"}]"#)
+        XCTAssertEqual(d.tilesets[0].tilePath(venue: "m", floor: "all", ordinal: nil, z: 17, x: 1, y: 2), "m/all/mvt/17/1/2.pbf")
+        XCTAssertNil(d.tilesets[0].archive)
+    }
+
+    func assertError(_ tilesets: String, key: String, _ fragment: String, line: UInt = #line) {
+        XCTAssertThrowsError(try parse(tilesets), line: line) { e in
+            guard let ce = e as? ConfigError else { return XCTFail("\(e)", line: line) }
+            XCTAssertEqual(ce.key, key, line: line)
+            XCTAssertTrue(ce.description.contains(fragment), ce.description, line: line)
+        }
+    }
+
+    func testBadLayoutsAreErrorsNamingTheKey() {
+        assertError(#"[{"format": "png", "layout": "bing"}]"#, key: "tilesets[0].layout", "unknown layout \"bing\"")
+        assertError(#"[{"format": "png", "path": "{venue}/{floor}/{format}{scale}/{z}/{x}/{row}.png"}]"#, key: "tilesets[0].path", "unknown token {row}")
+        assertError(#"[{"format": "mvt", "path": "{venue}/{floor}/{format}{scale}/{z}/{x}.pbf"}]"#, key: "tilesets[0].path", "one path per tile")
+        assertError(#"[{"format": "png", "layout": "xyz", "path": "{venue}/{floor}/{format}{scale}/{quadkey}.{ext}"}]"#, key: "tilesets[0].path", "not both")
+        assertError(#"[{"format": "png", "archive": "tar"}]"#, key: "tilesets[0].archive", "\"pmtiles\", \"mbtiles\" or \"zip\"")
+        assertError(#"[{"format": "mvt"}, {"format": "png", "path": "{venue}/{floor}/t{scale}/{z}/{x}/{y}.png"}]"#,
+                    key: "tilesets[1].path", "raster from vector")
+    }
+
+    func testTwoTilesetsOnTheSamePathsAreRefused() {
+        assertError(#"[{"format": "png", "path": "{venue}/{floor}/{format}{scale}/{z}/{x}/{y}.tpbf"}, {"format": "mvt", "path": "{venue}/{floor}/png{scale}/{z}/{x}/{y}.t{ext}"}]"#,
+                    key: "tilesets", "would go to the same paths")
+    }
+}
