@@ -556,7 +556,8 @@ public final class Builder {
             let lang = v.venue.language
             let b = v.bounds
             let floors = v.floors.map { f in
-                Manifest.FloorEntry(id: f.id, ordinal: f.floor.ordinal, short_name: f.floor.shortName(language: lang),
+                Manifest.FloorEntry(id: f.id, ordinal: f.floor.ordinal, position: f.floor.fraction == 0 ? nil : f.floor.position,
+                                    short_name: f.floor.shortName(language: lang),
                                     levels: f.floor.levels.map {
                                         Manifest.LevelEntry(id: $0.id, name: $0.name.text(preferring: lang),
                                                             short_name: $0.shortName.text(preferring: lang),

@@ -134,10 +134,10 @@ extension Builder {
                 run.summary.warnings += problems.count
                 let rel = "\(v.sourceID)/\(f.id)/mesh.glb"
                 try put(rel, try GLBWriter.encode(nodes: [node], generator: "\(Generator.name) \(Generator.version)",
-                                                  extras: extras.merging(["floor": f.id, "ordinal": f.floor.ordinal]) { a, _ in a }))
+                                                  extras: extras.merging(["floor": f.id, "ordinal": f.floor.fraction == 0 ? f.floor.ordinal as Any : f.floor.position]) { a, _ in a }))
                 floorFiles[f.id] = rel
                 var lifted = node
-                lifted.translation = (0, Double(f.floor.ordinal) * mesh.floorHeight, 0)
+                lifted.translation = (0, f.floor.position * mesh.floorHeight, 0)
                 stacked.append(lifted)
             }
             let rel = "\(v.sourceID)/venue.glb"

@@ -3,7 +3,9 @@ import VenueModel
 /// The text `level` property of vector features, as OSM's Simple Indoor
 /// Tagging and the indoor viewers that read it (indoorequal, map-gl-indoor)
 /// write it: the floor ordinal (`"0"`, `"-1"`), or the ordinals of every floor
-/// a feature is on joined by `;` in ascending order (`"0;1"`).
+/// a feature is on joined by `;` in ascending order (`"0;1"`); a level between
+/// floors as a decimal (`"0.5"`). Places are kept in millionths of a floor
+/// (`Floor.fractionScale`), so that they compare and print exactly.
 struct LevelText {
     private var ordinalOfLevel = [String: Int]()
     /// Ordinals of features that appear on more than one level: the same id,
@@ -16,8 +18,9 @@ struct LevelText {
 
     struct FeatureKey: Hashable { var id: String; var featureClass: FeatureClass; var geometry: Geometry }
 
-    init(venue: Venue, floorOrdinals: [Int]) {
-        for l in venue.levels { ordinalOfLevel[l.id] = l.ordinal }
+    init(venue: Venue, floors: [Floor]) {
+        for l in venue.levels { ordinalOfLevel[l.id] = l.ordinal * Floor.fractionScale + l.fraction }
+        let floorOrdinals = floors.map { $0.ordinal * Floor.fractionScale + $0.fraction }
         everyFloor = LevelText.join(floorOrdinals)
         var seen = Set<String>()
         for f in venue.features where f.levelID != nil && !seen.insert(f.id).inserted { repeatedIDs.insert(f.id) }
@@ -32,11 +35,20 @@ struct LevelText {
     func text(for f: Feature) -> String {
         guard let l = f.levelID else { return everyFloor }
         if repeatedIDs.contains(f.id), let r = repeated[FeatureKey(id: f.id, featureClass: f.featureClass, geometry: f.geometry)] { return r }
-        return ordinalOfLevel[l].map(String.init) ?? ""
+        return ordinalOfLevel[l].map(LevelText.format) ?? ""
     }
 
-    static func join(_ ordinals: [Int]) -> String {
-        Set(ordinals).sorted().map(String.init).joined(separator: ";")
+    static func join(_ places: [Int]) -> String {
+        Set(places).sorted().map(format).joined(separator: ";")
+    }
+
+    /// A place in millionths of a floor as OSM writes levels: `0`, `-1`, `0.5`, `-0.5`.
+    static func format(_ place: Int) -> String {
+        let sign = place < 0 ? "-" : "", a = abs(place), scale = Floor.fractionScale
+        guard a % scale != 0 else { return sign + String(a / scale) }
+        var digits = String(String(a % scale + scale).dropFirst())   // six digits, leading zeros kept
+        while digits.hasSuffix("0") { digits.removeLast() }
+        return sign + "\(a / scale).\(digits)"
     }
 }
 

@@ -20,6 +20,9 @@ public struct Manifest: Codable, Equatable, Sendable {
     public struct FloorEntry: Codable, Equatable, Sendable {
         public var id: String
         public var ordinal: Int
+        /// The floor's place when it lies between whole floors (0.5 for a
+        /// mezzanine above ordinal 0); absent for whole floors.
+        public var position: Double? = nil
         public var short_name: String?
         public var levels: [LevelEntry]
     }

@@ -39,8 +39,13 @@ public enum PrepareVector {
     public static func run(_ v: PreparedVenue, workers: Int = 1) -> PreparedVectorVenue {
         let venue = v.venue
         let lang = venue.language
-        var levelOrdinal = [String: Int](), levelBuilding = [String: String]()
-        for l in venue.levels { levelOrdinal[l.id] = l.ordinal; levelBuilding[l.id] = l.buildingIDs.first }
+        var levelOrdinal = [String: MVTValue](), levelBuilding = [String: String]()
+        for l in venue.levels {
+            // A level between whole floors (OSM level=0.5) says so: a client filtering on ordinal == 0 must not show it.
+            levelOrdinal[l.id] = l.fraction == 0 ? .int(Int64(l.ordinal))
+                : .double(Floor(ordinal: l.ordinal, fraction: l.fraction, levels: []).position)
+            levelBuilding[l.id] = l.buildingIDs.first
+        }
 
         // Occupant names reach units through anchors: the label of a unit is its
         // own name, else the name of the first occupant anchored in it.
@@ -63,7 +68,7 @@ public enum PrepareVector {
         // The text `level` of indoor clients (OSM Simple Indoor Tagging): the
         // ordinals of every floor a feature is on, joined by ";". An OSM feature
         // tagged `level=0;1` arrives as one Feature per level with the same id.
-        let levels = LevelText(venue: venue, floorOrdinals: v.floors.map(\.floor.ordinal))
+        let levels = LevelText(venue: venue, floors: v.floors.map(\.floor))
 
         func properties(_ f: Feature, name: LocalizedName) -> [(key: String, value: MVTValue)] {
             var p: [(key: String, value: MVTValue)] = [("id", .string(f.id)), ("category", .string(f.category))]
@@ -73,7 +78,7 @@ public enum PrepareVector {
             p.append(("level", .string(levels.text(for: f))))
             if let l = f.levelID {
                 p.append(("level_id", .string(l)))
-                if let o = levelOrdinal[l] { p.append(("ordinal", .int(Int64(o)))) }
+                if let o = levelOrdinal[l] { p.append(("ordinal", o)) }
             }
             if let b = f.buildingID ?? f.levelID.flatMap({ levelBuilding[$0] }) { p.append(("building_id", .string(b))) }
             // The venue's own paint (MVF styles), for clients that style by data.

@@ -1,6 +1,7 @@
 /// The pairs of polygon edges whose bounding boxes overlap, found by sweeping
-/// along x over the edges sorted by their west end: the only pairs an exact
-/// crossing test has to look at (near n log n for room-sized rings). The
+/// along x over the edges sorted by their west end — or, when that sweep would
+/// look at far more pairs than there are edges, with `BoxPairs`: the only pairs
+/// an exact crossing test has to look at (near n log n either way). The
 /// tests themselves stay with the caller, in its own coordinate type and
 /// arithmetic (integer tile units, or degrees).
 public enum EdgeSweep {
@@ -43,6 +44,15 @@ public enum EdgeSweep {
             }
         }
         edges.sort { ($0.west, $0.ring, $0.index) < ($1.west, $1.ring, $1.index) }
+        if sweepPairs(edges) > 8 * edges.count + 4096 {
+            // Many edges share an x-range (a densified straight wall, rows of holes):
+            // the sweep would look at nearly every pair; the grid looks at neighbours only.
+            let boxes = edges.map { e in
+                Box(minX: e.west, minY: min(y(e.a), y(e.b)), maxX: e.east, maxY: max(y(e.a), y(e.b)))
+            }
+            BoxPairs.forEach(boxes) { i, j in visit(edges[i], edges[j]) }
+            return
+        }
         for i in edges.indices {
             let e = edges[i]
             var j = i + 1
@@ -53,5 +63,22 @@ public enum EdgeSweep {
                 if !visit(e, f) { return }
             }
         }
+    }
+
+    /// How many pairs the x-sweep over `edges` (sorted by west end) would look
+    /// at, found by binary search in n log n without looking at them.
+    @inlinable
+    public static func sweepPairs<P>(_ edges: [Edge<P>]) -> Int {
+        var total = 0
+        for i in edges.indices {
+            let east = edges[i].east
+            var lo = i + 1, hi = edges.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if edges[mid].west <= east { lo = mid + 1 } else { hi = mid }
+            }
+            total += lo - i - 1
+        }
+        return total
     }
 }

@@ -18,8 +18,11 @@ public enum PoleOfInaccessibility {
             var potential: Double { d + half * 2.0.squareRoot() }
             static func < (a: Cell, b: Cell) -> Bool { a.potential < b.potential }
         }
+        // Many edges (a unit with thousands of holes): the grid, not a scan per cell.
+        let grid = rings.reduce(0) { $0 + $1.count } > 256 ? EdgeGrid(rings) : nil   // nil: scan
         func cell(_ x: Double, _ y: Double, _ half: Double) -> Cell {
-            Cell(x: x, y: y, half: half, d: signedDistance(MercatorPoint(x: x, y: y), rings))
+            let p = MercatorPoint(x: x, y: y)
+            return Cell(x: x, y: y, half: half, d: grid?.signedDistance(p) ?? signedDistance(p, rings))
         }
 
         var queue = Heap<Cell>()

@@ -54,7 +54,24 @@ public struct Diagnostic: CustomStringConvertible, Sendable, Equatable {
 /// Collects diagnostics while a reader runs.
 public struct Diagnostics: Sendable {
     public private(set) var items: [Diagnostic] = []
+    /// Counted notices: file + what → the notice's place in `items` and its count.
+    private var tallies: [String: (index: Int, count: Int)] = [:]
     public init() {}
+
+    /// A routine repair counted once per file, not listed per feature: one
+    /// notice `what: N`, placed where the first one happened. Wrong-way rings
+    /// are normal in GeoJSON older than RFC 7946; 699 warning lines for them
+    /// would drown the warnings that matter.
+    public mutating func tally(_ file: String, _ what: String, count: Int = 1) {
+        let key = file + "\u{1F}" + what
+        if let t = tallies[key] {
+            tallies[key] = (t.index, t.count + count)
+            items[t.index].message = "\(what): \(t.count + count)"
+        } else {
+            tallies[key] = (items.count, count)
+            items.append(Diagnostic(kind: .notice, file: file, featureID: nil, message: "\(what): \(count)"))
+        }
+    }
 
     public mutating func warn(_ file: String, _ featureID: String?, _ message: String) {
         items.append(Diagnostic(kind: .warning, file: file, featureID: featureID, message: message))
@@ -74,7 +91,19 @@ public struct Diagnostics: Sendable {
     public mutating func error(_ e: VenueFormatError) { error(e.file, e.featureID, e.problem) }
 
     /// Those another reader found (a file parsed on another thread), after these.
-    public mutating func append(contentsOf other: Diagnostics) { items += other.items }
+    /// Counted notices of the same file and kind are added up.
+    public mutating func append(contentsOf other: Diagnostics) {
+        var counted = [Int: (key: String, count: Int)]()
+        for (key, t) in other.tallies { counted[t.index] = (key, t.count) }
+        for (i, d) in other.items.enumerated() {
+            if let c = counted[i] {
+                let what = String(c.key[c.key.index(after: c.key.firstIndex(of: "\u{1F}")!)...])
+                tally(d.file, what, count: c.count)
+            } else {
+                items.append(d)
+            }
+        }
+    }
 
     public var warningCount: Int { items.filter { $0.kind == .warning }.count }
     public var errorCount: Int { items.filter { $0.kind == .error }.count }

@@ -3,7 +3,8 @@ import VenueModel
 /// Where every reader hands its features, so that all formats get the same
 /// checks and repairs, in the same order:
 ///
-/// 1. polygon repair (`GeometryRepair`): winding, holes outside, self-intersections;
+/// 1. polygon repair (`GeometryRepair`): rings organised by containment, winding,
+///    crossing rings;
 /// 2. duplicate ids: a second feature with the id of an earlier one on the same
 ///    level is skipped (OSM features repeated on several levels keep their id);
 /// 3. at `finish`: features far outside the venue are skipped (a typo in a

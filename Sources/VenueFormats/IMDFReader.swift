@@ -39,15 +39,9 @@ public struct IMDFReader {
             throw VenueFormatError(file: bundle.location, problem: "not an IMDF dataset: manifest.json is missing")
         }
         let manifestPath = prefix + "manifest.json"
-        var present = Set<String>()
-        for name in all where name.hasPrefix(prefix) {
-            let rel = String(name.dropFirst(prefix.count))
-            if IMDFReader.readFiles.contains(rel) { present.insert(rel) }
-            else if IMDFReader.unusedFiles.contains(rel) { diagnostics.notice(bundle.describe(name), "IMDF file not used for tiles") }
-            else { diagnostics.notice(bundle.describe(name), "not an IMDF file; ignored") }
-        }
+        let (present, actual) = IMDFReader.fileNames(all, prefix: prefix, bundle: bundle, diagnostics: &diagnostics)
         for required in ["venue.geojson", "level.geojson"] where !present.contains(required) {
-            throw VenueFormatError(file: bundle.describe(prefix + required), problem: "required IMDF file is missing")
+            throw VenueFormatError(file: bundle.describe(prefix + required), problem: "required IMDF file is missing (looked for \(required) and \(required.dropLast("geojson".count))json)")
         }
 
         // manifest.json
@@ -64,10 +58,10 @@ public struct IMDFReader {
         // diagnostics join the venue's when `load` takes it, in the same
         // order as when the files were parsed one by one.
         let geojson = present.filter { $0 != "manifest.json" }.sorted()
-        let bytes = geojson.map { name in Result { try bundle.read(prefix + name) } }
-        let parsed = IMDFReader.parse(bytes, files: geojson.map { bundle.describe(prefix + $0) }, threads: threads)
+        let bytes = geojson.map { name in Result { try bundle.read(prefix + actual[name]!) } }
+        let parsed = IMDFReader.parse(bytes, files: geojson.map { bundle.describe(prefix + actual[$0]!) }, threads: threads)
         func load(_ name: String) throws -> (String, [RawFeature]) {
-            let file = bundle.describe(prefix + name)
+            let file = bundle.describe(prefix + (actual[name] ?? name))
             guard let k = geojson.firstIndex(of: name) else { return (file, []) }
             let feats = try parsed[k].features.get()
             diagnostics.append(contentsOf: parsed[k].diagnostics)
@@ -232,6 +226,34 @@ public struct IMDFReader {
             }
         }
         return out
+    }
+
+    /// The IMDF files present, by their IMDF name, and the name each has in
+    /// the bundle. Datasets converted by some tools (Apple's IMDF Sandbox
+    /// among them) name their files `unit.json` rather than `unit.geojson`:
+    /// accepted, with a notice; when both exist, the `.geojson` one is read.
+    static func fileNames(_ all: [String], prefix: String, bundle: VenueBundle,
+                          diagnostics: inout Diagnostics) -> (present: Set<String>, actual: [String: String]) {
+        let rels = all.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+        let names = Set(rels)
+        var present = Set<String>(), actual = [String: String]()
+        for rel in rels {
+            var canonical = rel
+            if rel != "manifest.json", rel.hasSuffix(".json") {
+                let g = String(rel.dropLast("json".count)) + "geojson"
+                if readFiles.contains(g) || unusedFiles.contains(g) {
+                    if names.contains(g) {
+                        diagnostics.notice(bundle.describe(prefix + rel), "ignored: \(g) is read instead"); continue
+                    }
+                    diagnostics.notice(bundle.describe(prefix + rel), "read as the IMDF file \(g) (named .json rather than .geojson)")
+                    canonical = g
+                }
+            }
+            if readFiles.contains(canonical) { present.insert(canonical); actual[canonical] = rel }
+            else if unusedFiles.contains(canonical) { diagnostics.notice(bundle.describe(prefix + rel), "IMDF file not used for tiles") }
+            else { diagnostics.notice(bundle.describe(prefix + rel), "not an IMDF file; ignored") }
+        }
+        return (present, actual)
     }
 
     private func integer(_ v: Any?) -> Int? {

@@ -14,8 +14,12 @@ import VenueModel
 /// exports (a category is then mapped like an IMDF unit category).
 ///
 /// A feature without a level is reported and skipped, unless it is a building
-/// outline (drawn as the building layer). Non-integer levels (`0.5`) are
-/// reported and skipped: floors are integer ordinals.
+/// outline (drawn as the building layer). A level between whole floors (`0.5`,
+/// a mezzanine) is a floor of its own (`Level.fraction`, floor id `floor_0_5`).
+/// Level values are range-checked before any arithmetic (`OSMLevels`).
+///
+/// The venue's name is that of the named feature without a level that
+/// encloses the most of the others (the mall), not of any shop.
 public struct IndoorGeoJSONReader {
     public var levelProperty: String
     public var categoryProperty: String?
@@ -72,22 +76,6 @@ public struct IndoorGeoJSONReader {
         return out
     }
 
-    /// Parses an OSM level value into integer ordinals; nil when it cannot be read.
-    static func levels(_ value: String) -> (ordinals: [Int], nonInteger: Bool)? {
-        var out = [Int]()
-        for part in value.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespaces) }) where !part.isEmpty {
-            if let n = Int(part) { out.append(n); continue }
-            // A range "a-b"; either end may be negative ("-2--1").
-            if let dash = part.dropFirst().firstIndex(of: "-"),
-               let a = Int(part[..<dash]), let b = Int(part[part.index(after: dash)...]), a <= b, b - a < 200 {
-                out += Array(a...b); continue
-            }
-            if Double(part) != nil { return (out, true) }
-            return nil
-        }
-        return out.isEmpty ? nil : (Array(Set(out)).sorted(), false)
-    }
-
     func classify(_ t: [String: String], _ g: Geometry) -> (FeatureClass, String)? {
         if let cp = categoryProperty {
             guard let c = t[cp] else { return nil }
@@ -131,20 +119,15 @@ public struct IndoorGeoJSONReader {
         var sink = FeatureSink()
         var outlines = [Int: [Geometry]]()
         var buildings = [Building]()
-        var venueName = LocalizedName()
-        var largestBuilding = 0.0
+        var names = VenueNameCandidates()
+        var used = Set<Int>()
         for (i, (file, f)) in raw.enumerated() {
             let t = IndoorGeoJSONReader.tags(f.properties)
             let id = f.id ?? t["id"] ?? "#\(i)"
             guard let g = f.geometry else { diagnostics.warn(file, id, "skipped: no geometry"); continue }
-            let levelValue = t[levelProperty]
-            if levelValue == nil {
+            guard let levelValue = t[levelProperty] else {
+                if g.isAreal { names.add(IndoorGeoJSONReader.name(t), g, building: t["building"] != nil) }
                 if t["building"] != nil || t["building:part"] != nil, g.isAreal {
-                    let b = g.bounds
-                    let size = (b.east - b.west) * (b.north - b.south)
-                    if t["building"] != nil, !IndoorGeoJSONReader.name(t).isEmpty, size > largestBuilding {
-                        largestBuilding = size; venueName = IndoorGeoJSONReader.name(t)
-                    }
                     if t["building"] != nil { buildings.append(Building(id: id, name: IndoorGeoJSONReader.name(t), category: t["building"]!, displayPoint: nil)) }
                     sink.add(Feature(id: id, featureClass: .building, category: t["building"] ?? "building:part", levelID: nil,
                                      buildingID: t["building"] != nil ? id : nil, name: IndoorGeoJSONReader.name(t), geometry: g),
@@ -154,55 +137,104 @@ public struct IndoorGeoJSONReader {
                 }
                 continue
             }
-            guard let parsed = IndoorGeoJSONReader.levels(levelValue!) else {
-                diagnostics.warn(file, id, "skipped: cannot read \(levelProperty)=\"\(levelValue!)\""); continue
+            var floors: [Int]
+            switch OSMLevels.parse(levelValue) {
+            case .floors(let v): floors = v
+            case .unreadable(let why):
+                diagnostics.warn(file, id, "skipped: \(levelProperty)=\"\(IndoorGeoJSONReader.clip(levelValue))\": \(why)"); continue
             }
-            if parsed.nonInteger {
-                diagnostics.warn(file, id, "skipped: \(levelProperty)=\"\(levelValue!)\" is not an integer floor"); continue
-            }
-            var ordinals = parsed.ordinals
-            if let r = t["repeat_on"], let extra = IndoorGeoJSONReader.levels(r), !extra.nonInteger {
-                ordinals = Array(Set(ordinals + extra.ordinals)).sorted()
+            if let r = t["repeat_on"] {
+                switch OSMLevels.parse(r) {
+                case .floors(let extra) where Set(floors + extra).count <= OSMLevels.maxFloorsPerFeature:
+                    floors = Array(Set(floors + extra)).sorted()
+                case .floors:
+                    diagnostics.warn(file, id, "repeat_on ignored: with \(levelProperty) it names more than \(OSMLevels.maxFloorsPerFeature) floors")
+                case .unreadable(let why):
+                    diagnostics.warn(file, id, "repeat_on=\"\(IndoorGeoJSONReader.clip(r))\" ignored: \(why)")
+                }
             }
             guard let (cls, category) = classify(t, g) else {
                 diagnostics.notice(file, "feature \(id): no indoor meaning recognised; not drawn")
                 continue
             }
             guard let repaired = GeometryRepair.repair(g, file: file, featureID: id, diagnostics: &diagnostics) else { continue }
-            for o in ordinals {
-                if cls == .levelOutline { outlines[o, default: []].append(repaired); continue }
-                sink.add(Feature(id: id, featureClass: cls, category: category, levelID: IndoorGeoJSONReader.levelID(o),
+            for v in floors {
+                if cls == .levelOutline { outlines[v, default: []].append(repaired); continue }
+                used.insert(v)
+                sink.add(Feature(id: id, featureClass: cls, category: category, levelID: IndoorGeoJSONReader.levelID(v),
                                  name: IndoorGeoJSONReader.name(t), geometry: repaired),
                          file: file, repaired: true, diagnostics: &diagnostics)
             }
         }
         try diagnostics.throwIfErrors()
-        let ordinals = Set(sink.features.compactMap { $0.levelID }.compactMap { Int($0.dropFirst("level:".count)) }).union(outlines.keys)
-        guard !ordinals.isEmpty else {
+        let values = used.union(outlines.keys)
+        guard !values.isEmpty else {
             throw VenueFormatError(file: location, problem: "no feature with a usable \"\(levelProperty)\" property: nothing to put on a floor")
         }
-        let levels = ordinals.sorted().map { o -> Level in
-            let outline: Geometry? = outlines[o].flatMap { gs in
+        let levels = values.sorted().map { v -> Level in
+            let outline: Geometry? = outlines[v].flatMap { gs in
                 let polys = gs.flatMap(\.polygons)
                 return polys.isEmpty ? nil : (polys.count == 1 ? .polygon(polys[0]) : .multiPolygon(polys))
             }
-            return Level(id: IndoorGeoJSONReader.levelID(o), ordinal: o, name: LocalizedName(["und": "Level \(o)"]),
-                         shortName: LocalizedName(["und": String(o)]), outdoor: false, buildingIDs: [], category: "unspecified",
+            let (ordinal, fraction) = OSMLevels.place(v)
+            return Level(id: IndoorGeoJSONReader.levelID(v), ordinal: ordinal, fraction: fraction,
+                         name: LocalizedName(["und": "Level \(OSMLevels.text(v))"]),
+                         shortName: LocalizedName(["und": OSMLevels.text(v)]), outdoor: false, buildingIDs: [], category: "unspecified",
                          geometry: outline)
         }
-        if venueName.isEmpty { venueName = LocalizedName(["und": venueID]) }
+        let venueName = names.best(enclosing: sink.features.filter { $0.levelID != nil }) ?? LocalizedName(["und": venueID])
         let features = sink.finish(reference: nil, levels: levels, location: location, diagnostics: &diagnostics)
         return Venue(id: venueID, name: venueName, category: "unspecified", language: "und", displayPoint: nil, geometry: nil,
                      buildings: buildings, levels: levels, features: features)
     }
 
-    static func levelID(_ ordinal: Int) -> String { "level:\(ordinal)" }
+    /// A level id from the level in millionths: `level:0`, `level:-1`, `level:0.5`.
+    static func levelID(_ value: Int) -> String { "level:\(OSMLevels.text(value))" }
+
+    /// A value as a message quotes it: at most 40 characters (a list of 100,000 levels is not repeated whole).
+    static func clip(_ s: String) -> String { s.count <= 40 ? s : String(s.prefix(40)) + "…" }
 }
 
-/// Level-value parsing, exposed for tests.
+/// Level-value parsing, exposed for tests: whole floors only (nil for a list
+/// with a level between floors, or one that cannot be read).
 public enum IndoorGeoJSONReaderProbe {
     public static func levels(_ value: String) -> [Int]? {
-        guard let r = IndoorGeoJSONReader.levels(value), !r.nonInteger else { return nil }
-        return r.ordinals
+        guard case .floors(let v) = OSMLevels.parse(value), v.allSatisfy({ $0 % Floor.fractionScale == 0 }) else { return nil }
+        return v.map { $0 / Floor.fractionScale }
+    }
+}
+
+/// Named areal features without a level: the venue (a mall drawn as
+/// `shop=mall`, a building) is the one that encloses the most of the venue's
+/// features. A shop or restaurant with a name and no level (OSM maps small
+/// stand-alone buildings that way) encloses none and is never picked over it.
+struct VenueNameCandidates {
+    private var items: [(name: LocalizedName, geometry: Geometry, building: Bool)] = []
+
+    mutating func add(_ name: LocalizedName, _ g: Geometry, building: Bool) {
+        if !name.isEmpty { items.append((name, g, building)) }
+    }
+
+    /// The name of the candidate whose polygons hold the most feature centres
+    /// (ties: the larger box, then the earlier); nil when none holds any:
+    /// then the largest named building, else nil.
+    func best(enclosing features: [Feature]) -> LocalizedName? {
+        let centres = features.map { $0.geometry.bounds.center }
+        var best: (count: Int, size: Double, index: Int)?
+        for (i, c) in items.enumerated() {
+            let b = c.geometry.bounds
+            let exteriors = c.geometry.polygons.map { RingIndex($0.exterior) }
+            var n = 0
+            for p in centres where b.west <= p.lon && p.lon <= b.east && b.south <= p.lat && p.lat <= b.north {
+                if exteriors.contains(where: { $0.side(of: p) != .outside }) { n += 1 }
+            }
+            let size = (b.east - b.west) * (b.north - b.south)
+            if n > 0, best.map({ (n, size) > ($0.count, $0.size) }) ?? true { best = (n, size, i) }
+        }
+        if let best { return items[best.index].name }
+        return items.filter(\.building).max { a, b in
+            let x = a.geometry.bounds, y = b.geometry.bounds
+            return (x.east - x.west) * (x.north - x.south) < (y.east - y.west) * (y.north - y.south)
+        }?.name
     }
 }

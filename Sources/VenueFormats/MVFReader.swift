@@ -322,7 +322,9 @@ private struct Context {
         guard let name = names.first(where: files.contains) else { return [] }
         let file = describe(name)
         var items = [[String: Any]]()
-        if name.hasSuffix(".geojson") {
+        // Older v2 bundles write `mapstack.geojson` as a plain array, the
+        // shape of `floorstack.json`; others as a FeatureCollection. Both are read.
+        if name.hasSuffix(".geojson"), !(try jsonObject(name) is [Any]) {
             items = try featureCollection(name).map { f in
                 var p = f.properties
                 if p["id"] == nil, let id = f.id { p["id"] = id }

@@ -43,7 +43,13 @@ public struct Feature: Hashable, Sendable {
 
 public struct Level: Hashable, Sendable {
     public var id: String
+    /// The whole floor at or below this level (IMDF `ordinal`; for OSM
+    /// `level=0.5`, 0; for `level=-0.5`, −1).
     public var ordinal: Int
+    /// How far above `ordinal` a level between whole floors sits (a mezzanine),
+    /// in millionths of a floor: 0 for whole floors, 500,000 for OSM `level=0.5`.
+    /// Such a level is a floor of its own between the integers (see `Floor.id`).
+    public var fraction: Int = 0
     public var name: LocalizedName
     public var shortName: LocalizedName
     public var outdoor: Bool
@@ -52,9 +58,10 @@ public struct Level: Hashable, Sendable {
     /// The level outline; nil when the source has none.
     public var geometry: Geometry?
 
-    public init(id: String, ordinal: Int, name: LocalizedName, shortName: LocalizedName,
+    public init(id: String, ordinal: Int, fraction: Int = 0, name: LocalizedName, shortName: LocalizedName,
                 outdoor: Bool, buildingIDs: [String], category: String, geometry: Geometry?) {
-        self.id = id; self.ordinal = ordinal; self.name = name; self.shortName = shortName
+        precondition((0..<Floor.fractionScale).contains(fraction), "fraction \(fraction) out of 0..<1,000,000")
+        self.id = id; self.ordinal = ordinal; self.fraction = fraction; self.name = name; self.shortName = shortName
         self.outdoor = outdoor; self.buildingIDs = buildingIDs; self.category = category
         self.geometry = geometry
     }

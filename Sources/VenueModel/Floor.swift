@@ -1,21 +1,41 @@
-/// What a person picks in a floor switcher: every level that shares one ordinal,
-/// across all buildings of the venue.
+/// What a person picks in a floor switcher: every level that shares one
+/// position (ordinal and fraction), across all buildings of the venue.
 public struct Floor: Hashable, Sendable {
+    /// The whole floor at or below this one (see `Level.ordinal`).
     public var ordinal: Int
+    /// Millionths of a floor above `ordinal`; 0 for whole floors (see `Level.fraction`).
+    public var fraction: Int
     /// Levels of this floor, indoor before outdoor, then by id.
     public var levels: [Level]
 
-    public init(ordinal: Int, levels: [Level]) {
+    /// A fraction's unit: a millionth of a floor.
+    public static let fractionScale = 1_000_000
+
+    public init(ordinal: Int, fraction: Int = 0, levels: [Level]) {
         self.ordinal = ordinal
+        self.fraction = fraction
         self.levels = levels.sorted { ($0.outdoor ? 1 : 0, $0.id) < ($1.outdoor ? 1 : 0, $1.id) }
     }
 
-    /// The URL-safe floor id used in paths, layer ids and the manifest:
-    /// `floor_<n>` for ordinal n ≥ 0 and `floor_b<n>` for basement ordinal −n.
-    public var id: String { Floor.id(forOrdinal: ordinal) }
+    /// The floor's place in the stack as a number: 0.5 for a mezzanine above floor 0.
+    public var position: Double { Double(ordinal) + Double(fraction) / Double(Floor.fractionScale) }
 
-    public static func id(forOrdinal ordinal: Int) -> String {
-        ordinal >= 0 ? "floor_\(ordinal)" : "floor_b\(-ordinal)"
+    /// The URL-safe floor id used in paths, layer ids and the manifest:
+    /// `floor_<n>` for ordinal n ≥ 0 and `floor_b<n>` for basement ordinal −n;
+    /// a floor between the integers writes its decimal digits after `_`:
+    /// `floor_0_5` for level 0.5, `floor_1_25` for 1.25, `floor_b0_5` for −0.5.
+    public var id: String { Floor.id(forOrdinal: ordinal, fraction: fraction) }
+
+    public static func id(forOrdinal ordinal: Int, fraction: Int = 0) -> String {
+        if fraction == 0 { return ordinal >= 0 ? "floor_\(ordinal)" : "floor_b\(ordinal.magnitude)" }
+        // The magnitude of ordinal + fraction, as whole part and millionths, without overflow.
+        let negative = ordinal < 0
+        let whole = negative ? ordinal.magnitude - 1 : ordinal.magnitude
+        let millionths = negative ? Floor.fractionScale - fraction : fraction
+        var digits = String(millionths)
+        digits = String(repeating: "0", count: 6 - digits.count) + digits
+        while digits.hasSuffix("0") { digits.removeLast() }
+        return "floor_\(negative ? "b" : "")\(whole)_\(digits)"
     }
 
     /// The short name of the first indoor level that has one (e.g. "L1", "B1").
@@ -24,10 +44,11 @@ public struct Floor: Hashable, Sendable {
         return nil
     }
 
-    /// Groups levels into floors by ordinal, lowest ordinal first.
+    /// Groups levels into floors by ordinal and fraction, lowest first.
     public static func group(_ levels: [Level]) -> [Floor] {
-        Dictionary(grouping: levels, by: \.ordinal)
-            .map { Floor(ordinal: $0.key, levels: $0.value) }
-            .sorted { $0.ordinal < $1.ordinal }
+        struct Place: Hashable { var ordinal: Int; var fraction: Int }
+        return Dictionary(grouping: levels) { Place(ordinal: $0.ordinal, fraction: $0.fraction) }
+            .map { Floor(ordinal: $0.key.ordinal, fraction: $0.key.fraction, levels: $0.value) }
+            .sorted { ($0.ordinal, $0.fraction) < ($1.ordinal, $1.fraction) }
     }
 }

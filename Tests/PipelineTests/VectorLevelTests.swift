@@ -1,5 +1,5 @@
 import Foundation
-import Pipeline
+@testable import Pipeline
 import Rendering
 import Styling
 import VenueModel
@@ -59,5 +59,15 @@ final class VectorLevelTests: XCTestCase {
         XCTAssertEqual(rooms[0].id, PrepareVector.stableID("dup"))   // the first keeps the id of its source id
         // Two features that share an id: each is on its own floor.
         XCTAssertEqual(rooms.map { property($0, "level") }, ["0", "1"])
+    }
+}
+
+/// Levels between floors keep their place in the text `level` (OSM writes `0.5`).
+final class LevelTextFormatTests: XCTestCase {
+    func testPlacesPrintAsOSMWritesThem() {
+        let s: Int = Floor.fractionScale
+        let places: [Int] = [0, -s, 2 * s, s / 2, -s / 2, -3 * s / 2, s + s / 4, 5]
+        let texts: [String] = places.map { LevelText.format($0) }
+        XCTAssertEqual(texts, ["0", "-1", "2", "0.5", "-0.5", "-1.5", "1.25", "0.000005"])
     }
 }

@@ -10,8 +10,9 @@ final class IndoorGeoJSONReaderTests: XCTestCase {
         var r = IndoorGeoJSONReader()
         let v = try r.read(path: Self.fixture, venueID: "mall")
         XCTAssertEqual(v.name.text(preferring: v.language), "Test Mall")
-        XCTAssertEqual(v.levels.map(\.ordinal), [-1, 0, 1, 2, 3])
-        func on(_ id: String) -> [Int] { v.features.filter { $0.id == id }.compactMap { $0.levelID }.map { Int($0.dropFirst(6))! }.sorted() }
+        XCTAssertEqual(v.levels.map(\.ordinal), [-1, 0, 0, 1, 2, 3])
+        XCTAssertEqual(v.levels.map(\.id), ["level:-1", "level:0", "level:0.5", "level:1", "level:2", "level:3"])
+        func on(_ id: String) -> [Int] { v.features.filter { $0.id == id }.compactMap { $0.levelID }.compactMap { Int($0.dropFirst(6)) }.sorted() }
         XCTAssertEqual(on("way/3"), [0, 1])             // "0;1"
         XCTAssertEqual(on("way/5"), [-1, 0, 1])         // "-1-1" is a range
         XCTAssertEqual(on("way/10"), [2, 3])            // repeat_on
@@ -25,10 +26,11 @@ final class IndoorGeoJSONReaderTests: XCTestCase {
         XCTAssertEqual(cls["node/6"], .amenity)
         XCTAssertEqual(cls["way/7"], .wall)             // wall lines on the walls layer
         XCTAssertEqual(v.features.first { $0.id == "way/2" }?.name["fr"], "Livres")
-        // No level, and a non-integer level: each reported once and skipped.
+        // No level: reported once and skipped. Level 0.5: a floor of its own.
         let warnings = r.diagnostics.items.filter { $0.kind == .warning }
-        XCTAssertEqual(warnings.map { $0.featureID ?? "" }.sorted(), ["way/8", "way/9"])
-        XCTAssertNil(cls["way/8"]); XCTAssertNil(cls["way/9"])
+        XCTAssertEqual(warnings.map { $0.featureID ?? "" }.sorted(), ["way/8"])
+        XCTAssertNil(cls["way/8"])
+        XCTAssertEqual(v.features.first { $0.id == "way/9" }?.levelID, "level:0.5")
     }
 
     func testLevelValues() {
