@@ -20,6 +20,8 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
         .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
+        // Palette quantization of PNG tiles ("quantize": true).
+        .systemLibrary(name: "CImageQuant", pkgConfig: "imagequant", providers: [.apt(["libimagequant-dev"])]),
 
         // Value types of the normalized venue model. No I/O.
         .target(name: "VenueModel"),
@@ -37,7 +39,7 @@ let package = Package(
             .embedInCode("Resources/sprite@2x.json"), .embedInCode("Resources/sprite@2x.png"),
         ]),
         // Cairo raster renderer and PNG encoding.
-        .target(name: "Rendering", dependencies: ["VenueModel", "TileGeometry", "Styling", "CCairo", "CDeflate", "CXXHash"]),
+        .target(name: "Rendering", dependencies: ["VenueModel", "TileGeometry", "Styling", "CCairo", "CDeflate", "CXXHash", "CImageQuant"]),
         // Config, floors, plan, render stage, tile store, manifest.
         .target(name: "Pipeline", dependencies: [
             "VenueModel", "VenueFormats", "TileGeometry", "Styling", "Rendering", "CZlib",
@@ -47,6 +49,8 @@ let package = Package(
         .executableTarget(name: "triangulation-bench", dependencies: ["TileGeometry"], path: "Benchmarks/TriangulationBench"),
         // Benchmark of PNG encoding on the tiles of a built output folder.
         .executableTarget(name: "png-encode-bench", dependencies: ["Rendering"], path: "Benchmarks/PNGEncodeBench"),
+        // Quantized PNG from a built output folder's lossless tiles: bytes, and encode instructions under perf stat.
+        .executableTarget(name: "png-quantize-bench", dependencies: ["Rendering"], path: "Benchmarks/PNGQuantizeBench"),
         // Thin CLI over Pipeline.
         .executableTarget(name: "venuetiles", dependencies: [
             "Pipeline",

@@ -793,7 +793,7 @@ public final class Builder {
         case .png:
             // The sprite's pixels are part of every raster tile that draws an icon or a pattern.
             // Drawn in metatiles or alone: the same pixels by design, but the key says which.
-            return "\(Generator.name) \(Generator.version) png scale=\(ts.scale) metatile=\(ts.metatileSpan(zoom: zoom)) sprite=\(spriteDigests[ts.scale >= 2 ? 2 : 1] ?? "")"
+            return "\(Generator.name) \(Generator.version) png scale=\(ts.scale) metatile=\(ts.metatileSpan(zoom: zoom)) sprite=\(spriteDigests[ts.scale >= 2 ? 2 : 1] ?? "")\(ts.quantize ? " quantize=" + ImageQuantizer.Settings.tiles.keyDescription : "")"
         case .mvt:
             let tolerance = zoom < config.maxZoom ? ts.simplify : 0
             return "\(Generator.name) \(Generator.version) mvt extent=\(ts.extent) buffer=\(ts.buffer) gzip=\(ts.gzip) simplify=\(tolerance) pyramid=\(p.name == "all" ? "venue" : "floor")"
