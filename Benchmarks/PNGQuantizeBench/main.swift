@@ -9,11 +9,13 @@ import Rendering
 // and after, and how many tiles were reduced.
 //
 //   png-quantize-bench IN OUT [--speed N] [--dither X] [--min-quality Q]
-//   png-quantize-bench IN --encode lossless|quantized|none
+//   png-quantize-bench IN --encode lossless|quantized|none [--every N]
 //
 // `--encode` runs one encoder over the distinct tiles and writes nothing: run
 // it under `perf stat -e instructions` and subtract the `none` run (decoding
-// only) to get the instructions of encoding.
+// only) to get the instructions of encoding. `--every N` takes every Nth
+// distinct tile (in path order), for instruction counts under callgrind where
+// perf has no counters.
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("png-quantize-bench: \(message)\n".utf8))
     exit(2)
@@ -33,8 +35,10 @@ if let s = option("--speed") { guard let v = Int(s) else { fail("--speed \(s): e
 if let d = option("--dither") { guard let v = Float(d) else { fail("--dither \(d): expected 0…1") }; settings.dithering = v }
 if let q = option("--min-quality") { guard let v = Int(q) else { fail("--min-quality \(q): expected 0…100") }; settings.minQuality = v }
 encodeOnly = option("--encode")
+var every = 1
+if let e = option("--every") { guard let v = Int(e), v >= 1 else { fail("--every \(e): expected a whole number ≥ 1") }; every = v }
 guard args.count == (encodeOnly == nil ? 2 : 1) else {
-    fail("usage: png-quantize-bench IN OUT [--speed N] [--dither X] [--min-quality Q] | IN --encode lossless|quantized|none")
+    fail("usage: png-quantize-bench IN OUT [--speed N] [--dither X] [--min-quality Q] | IN --encode lossless|quantized|none [--every N]")
 }
 let input = args[0]
 
@@ -65,7 +69,7 @@ if let mode = encodeOnly {
     var seen = Set<Data>(), images = [([UInt32], Int)]()
     for rel in files {
         let data = try Data(contentsOf: URL(fileURLWithPath: input + "/" + rel))
-        if seen.insert(data).inserted { images.append(try pixels(data)) }
+        if seen.insert(data).inserted, (seen.count - 1) % every == 0 { images.append(try pixels(data)) }
     }
     var bytes = 0
     for (words, size) in images {

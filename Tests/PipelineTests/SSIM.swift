@@ -1,7 +1,7 @@
 import Foundation
 
 /// Structural similarity of two tiles, defined as `scripts/tile_ssim.py`
-/// defines it so the suite and the tool agree: each tile is
+/// defines it (the same definition in both): each tile is
 /// composited over white and over black, SSIM is taken as scikit-image's
 /// `structural_similarity` takes it (7×7 uniform window, sample covariance,
 /// K1 = 0.01, K2 = 0.03, data range 255, the mean over windows wholly inside
