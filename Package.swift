@@ -26,6 +26,8 @@ let package = Package(
         // clients: FreeType for the SDF glyphs of the MapLibre style.
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // Palette quantization of PNG tiles ("quantize": true).
+        .systemLibrary(name: "CImageQuant", pkgConfig: "imagequant", providers: [.apt(["libimagequant-dev"])]),
 
         // Value types of the normalized venue model. No I/O.
         .target(name: "VenueModel"),
@@ -43,7 +45,7 @@ let package = Package(
             .embedInCode("Resources/sprite@2x.json"), .embedInCode("Resources/sprite@2x.png"),
         ]),
         // Cairo raster renderer and PNG encoding.
-        .target(name: "Rendering", dependencies: ["VenueModel", "TileGeometry", "Styling", "CCairo", "CDeflate", "CXXHash"]),
+        .target(name: "Rendering", dependencies: ["VenueModel", "TileGeometry", "Styling", "CCairo", "CDeflate", "CXXHash", "CImageQuant"]),
         // clients: MapLibre style, sprite copy, SDF glyphs, floors.json, preview page (MapLibre GL JS vendored).
         .target(name: "Clients", dependencies: ["Styling", "CFreeType"], resources: [
             .embedInCode("Resources/preview.html"), .copy("Resources/maplibre-gl"),
@@ -70,6 +72,8 @@ let package = Package(
         .executableTarget(name: "png-encode-bench", dependencies: ["Rendering"], path: "Benchmarks/PNGEncodeBench"),
         // clients: benchmark of the SDF glyph generator (release: swift build -c release --product glyph-bench).
         .executableTarget(name: "glyph-bench", dependencies: ["Clients"], path: "Benchmarks/GlyphBench"),
+        // Quantized PNG from a built output folder's lossless tiles: bytes, and encode instructions under perf stat.
+        .executableTarget(name: "png-quantize-bench", dependencies: ["Rendering"], path: "Benchmarks/PNGQuantizeBench"),
         // Thin CLI over Pipeline.
         .executableTarget(name: "venuetiles", dependencies: [
             "Pipeline", "Publish", "Archives",

@@ -8,9 +8,12 @@
                                                        simplification or dropping
     bench/peers.py mapnik  FLOORS_DIR OUT_DIR MANIFEST JOBS
                                                        Mapnik renders exactly the PNG tiles
-                                                       venuetiles wrote (from its manifest)
+                                                       venuetiles wrote (from its manifest),
+                                                       as renderd does: 8x8 metatiles rendered
+                                                       once and cut, png256
 
-Each run prints one line: "<tiles> <seconds>" (export prints the floor count).
+Each run prints one line: "<tiles> <seconds>" (export prints the floor count;
+mapnik adds the bytes written).
 The export is not timed: the peers need GeoJSON while venuetiles reads IMDF
 itself, inside its own timing. Mapnik needs Debian's python3-mapnik
 (/usr/bin/python3); GDAL needs gdal-bin.
@@ -86,47 +89,68 @@ STYLE = """<Map srs="epsg:3857">
 <Style name="point"><Rule><Filter>[kind] = 'amenity'</Filter><MarkersSymbolizer fill="#3E7CC4" stroke="#FFFFFF" width="7" height="7" allow-overlap="true"/></Rule></Style>
 </Map>"""
 
+META = 8          # renderd's METATILE: 8x8 tiles rendered in one image, then cut
+META_BUFFER = 128  # renderd's default buffer around a metatile, in pixels
+
+def load_floor_map(floors, fid, size):
+    import mapnik
+    m = mapnik.Map(size, size)
+    mapnik.load_map_from_string(m, STYLE)
+    ordinal = int(fid[len("floor_b"):]) * -1 if fid.startswith("floor_b") else int(fid[len("floor_"):])
+    ds = mapnik.Datasource(type="geojson", file=os.path.join(floors, f"floor_{ordinal}.geojson"))
+    layer = mapnik.Layer(fid, "epsg:4326")
+    layer.datasource = ds
+    for s in ["poly", "line", "point"]:
+        layer.styles.append(s)
+    m.layers.append(layer)
+    m.buffer_size = META_BUFFER
+    return m
+
 def mapnik_worker(args):
-    floors, out, tiles = args
+    """Renders metatiles as renderd does: one 2048 px image per 8x8 block, each
+    wanted tile cut from it and encoded as png256 (renderd's default format;
+    Mapnik's own quantizer). Returns (tiles written, bytes written)."""
+    floors, out, metas = args
     import mapnik
     maps = {}
-    for fid, z, x, y in tiles:
+    n = nbytes = 0
+    o = 20037508.342789244
+    for fid, z, mx, my, tiles in metas:
         if fid not in maps:
-            m = mapnik.Map(256, 256)
-            mapnik.load_map_from_string(m, STYLE)
-            ordinal = int(fid[len("floor_b"):]) * -1 if fid.startswith("floor_b") else int(fid[len("floor_"):])
-            ds = mapnik.Datasource(type="geojson", file=os.path.join(floors, f"floor_{ordinal}.geojson"))
-            layer = mapnik.Layer(fid, "epsg:4326")
-            layer.datasource = ds
-            for s in ["poly", "line", "point"]:
-                layer.styles.append(s)
-            m.layers.append(layer)
-            m.buffer_size = 8
-            maps[fid] = m
+            maps[fid] = load_floor_map(floors, fid, 256 * META)
         m = maps[fid]
-        o = 20037508.342789244
         span = 2 * o / (1 << z)
-        m.zoom_to_box(mapnik.Box2d(x * span - o, o - (y + 1) * span, (x + 1) * span - o, o - y * span))
-        im = mapnik.Image(256, 256)
+        x0, y0 = mx * META, my * META
+        m.zoom_to_box(mapnik.Box2d(x0 * span - o, o - (y0 + META) * span, (x0 + META) * span - o, o - y0 * span))
+        im = mapnik.Image(256 * META, 256 * META)
         mapnik.render(m, im)
-        d = os.path.join(out, fid, str(z), str(x))
-        os.makedirs(d, exist_ok=True)
-        im.save(os.path.join(d, f"{y}.png"), "png")
-    return len(tiles)
+        for x, y in tiles:
+            data = im.view((x - x0) * 256, (y - y0) * 256, 256, 256).tostring("png256")
+            d = os.path.join(out, fid, str(z), str(x))
+            os.makedirs(d, exist_ok=True)
+            with open(os.path.join(d, f"{y}.png"), "wb") as fh:
+                fh.write(data)
+            n += 1
+            nbytes += len(data)
+    return n, nbytes
 
 def run_mapnik(floors, out, manifest, jobs):
+    """Mapnik on exactly the 1x PNG tiles of venuetiles' manifest, grouped into
+    metatiles. Prints "<tiles> <seconds> <bytes>"."""
     import multiprocessing
     m = json.load(open(manifest))
-    tiles = []
+    metas = {}
     for t in m["tiles"]:
         parts = t["path"].split("/")
         if len(parts) == 6 and parts[2] == "png":
-            tiles.append((parts[1], int(parts[3]), int(parts[4]), int(parts[5][:-4])))
-    chunks = [(floors, out, tiles[i::jobs]) for i in range(jobs)]
+            z, x, y = int(parts[3]), int(parts[4]), int(parts[5][:-4])
+            metas.setdefault((parts[1], z, x // META, y // META), []).append((x, y))
+    units = [k + (sorted(v),) for k, v in sorted(metas.items())]
+    chunks = [(floors, out, units[i::jobs]) for i in range(jobs)]
     t0 = time.time()
     with multiprocessing.Pool(jobs) as pool:
-        n = sum(pool.map(mapnik_worker, chunks))
-    print(n, time.time() - t0)
+        results = pool.map(mapnik_worker, chunks)
+    print(sum(r[0] for r in results), time.time() - t0, sum(r[1] for r in results))
 
 if __name__ == "__main__":
     cmd, *a = sys.argv[1:]

@@ -1,8 +1,15 @@
 #!/usr/bin/env python3
 """Writes a synthetic IMDF venue for benchmarks: a grid of shops along corridors.
 
-    scripts/make_synthetic.py small|medium|large OUT_DIR
+    scripts/make_synthetic.py [--realistic] small|medium|large OUT_DIR
 
+With --realistic, a venue like real ones instead (scripts/synthetic_realistic.py:
+rotated 17 degrees, L-shaped buildings with a courtyard and an atrium, bent
+corridors, irregular and L-shaped rooms, labels; few tiles repeat). Sizes
+(buildings x floors x metres): small 1 x 2 x 180x110, medium 2 x 4 x 300x200,
+large 3 x 6 x 250x500 (about 800x500 m).
+
+Grid sizes
 Sizes (buildings × floors × units per level, about):
   small   1 × 2 ×  ~100   a mall wing
   medium  2 × 4 ×  ~600   a regional mall
@@ -36,10 +43,31 @@ def rect(x0, y0, x1, y1):
 def feat(kind, fid, geom, **p):
     return {"id": fid, "type": "Feature", "feature_type": kind, "geometry": geom, "properties": p}
 
+def write(out, files, venue_ring, size):
+    os.makedirs(out, exist_ok=True)
+    docs = {"manifest.json": {"version": "1.0.0", "language": "en", "created": "2026-01-01T00:00:00Z"},
+            "venue.geojson": {"type": "FeatureCollection", "features": [feat("venue", uid("venue"), {"type": "Polygon", "coordinates": [venue_ring]},
+                                                                              category="shoppingcenter", name={"en": f"Synthetic {size}"}, display_point=None)]}}
+    for k, v in files.items():
+        docs[k + ".geojson"] = {"type": "FeatureCollection", "features": v}
+    for name, doc in docs.items():
+        with open(os.path.join(out, name), "w") as fh:
+            json.dump(doc, fh, separators=(",", ":"))
+    print(f"{size}: {len(files['level'])} levels, {len(files['unit'])} units -> {out}", file=sys.stderr)
+
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in SIZES:
+    args = sys.argv[1:]
+    realistic = "--realistic" in args
+    args = [a for a in args if a != "--realistic"]
+    if len(args) != 2 or args[0] not in SIZES:
         sys.exit(__doc__)
-    size, out = sys.argv[1], sys.argv[2]
+    size, out = args
+    if realistic:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import synthetic_realistic
+        files, venue_ring = synthetic_realistic.generate(size, feat, ll, uid)
+        write(out, files, venue_ring, f"realistic {size}")
+        return
     buildings, floors, cols, rows = SIZES[size]
     cell, corridor = 12.0, 6.0
     bw = cols * cell
@@ -91,17 +119,8 @@ def main():
                         aid = uid("an" + key)
                         files["anchor"].append(feat("anchor", aid, {"type": "Point", "coordinates": ll(x0 + cell / 2, y0 + cell / 2)}, unit_id=uidk))
                         files["occupant"].append(feat("occupant", uid("oc" + key), None, name={"en": f"Tenant {key}"}, category="shopping", anchor_id=aid))
-    os.makedirs(out, exist_ok=True)
     width = buildings * (bw + 20)
-    docs = {"manifest.json": {"version": "1.0.0", "language": "en", "created": "2026-01-01T00:00:00Z"},
-            "venue.geojson": {"type": "FeatureCollection", "features": [feat("venue", venue_id, {"type": "Polygon", "coordinates": [ring(rect(-10, -10, width, bh + 10))]},
-                                                                              category="shoppingcenter", name={"en": f"Synthetic {size}"}, display_point=None)]}}
-    for k, v in files.items():
-        docs[k + ".geojson"] = {"type": "FeatureCollection", "features": v}
-    for name, doc in docs.items():
-        with open(os.path.join(out, name), "w") as fh:
-            json.dump(doc, fh, separators=(",", ":"))
-    print(f"{size}: {len(files['level'])} levels, {len(files['unit'])} units -> {out}", file=sys.stderr)
+    write(out, files, ring(rect(-10, -10, width, bh + 10)), size)
 
 if __name__ == "__main__":
     main()

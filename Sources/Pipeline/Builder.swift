@@ -1,3 +1,4 @@
+import Archives
 import Clients
 import Crypto
 import Dispatch
@@ -164,6 +165,7 @@ public final class Builder {
 
     /// The stages in data-flow order (ARCHITECTURE.md names each one's type and file).
     public func run() throws -> BuildSummary {
+        try refuseUnbuiltOutputOptions()
         var run = BuildRun(outputDir: options.output ?? config.output)
         let zooms = Array(config.minZoom...config.maxZoom)
         // The folder's rules and lock come first: nothing of the last build is
@@ -227,6 +229,22 @@ public final class Builder {
         run.lap("manifest+delete")
         keptUntilRelease = [plan, manifest, venues, inputs, lists.records]
         return run.finish()
+    }
+
+    /// `layout`/`path` other than the xyz tree and `archive` are read and
+    /// checked, but the build does not act on them yet: refused by name rather
+    /// than silently ignored (`venuetiles archive` packs a finished output).
+    func refuseUnbuiltOutputOptions() throws {
+        for (i, ts) in config.tilesets.enumerated() {
+            if ts.archive != nil {
+                throw ConfigError(file: config.file, key: "tilesets[\(i)].archive",
+                                  problem: "the build does not write archives yet; build without it, then run `venuetiles archive --output \(options.output ?? config.output) --format \(ts.archive!.rawValue)`")
+            }
+            if ts.pathTemplate != TilePathTemplate.presets["xyz"]! {
+                throw ConfigError(file: config.file, key: "tilesets[\(i)].layout",
+                                  problem: "the build writes the xyz layout only so far; other layouts and templates are checked but not yet written")
+            }
+        }
     }
 
     /// Nothing changed since the last complete build (every input byte, every

@@ -23,7 +23,9 @@ public enum InputKeys {
         case .png:
             // The sprite's pixels are part of every raster tile that draws an icon or a pattern.
             // Drawn in metatiles or alone: the same pixels by design, but the key says which.
+            // Quantized tiles name the quantizer's settings; lossless ones say nothing, so their keys stay.
             return "\(Generator.name) \(Generator.version) png scale=\(ts.scale) metatile=\(ts.metatileSpan(zoom: zoom)) sprite=\(spriteDigest)"
+                + (ts.quantize ? " quantize=" + ImageQuantizer.Settings.tiles.keyDescription : "")
         case .mvt:
             let tolerance = zoom < maxZoom ? ts.simplify : 0
             return "\(Generator.name) \(Generator.version) mvt extent=\(ts.extent) buffer=\(ts.buffer) gzip=\(ts.gzip) simplify=\(tolerance) pyramid=\(venueWide ? "venue" : "floor")"
@@ -33,8 +35,8 @@ public enum InputKeys {
     /// The options of a tileset that do not decide the bytes of its format's
     /// tiles (the others all appear in `header`).
     static let optionsNotInKey: [PipelineConfig.Tileset.Format: Set<String>] = [
-        .png: ["extent", "buffer", "gzip", "simplify"],
-        .mvt: ["scale", "metatile"],
+        .png: ["extent", "buffer", "gzip", "simplify", "pathTemplate", "archive"],
+        .mvt: ["scale", "metatile", "quantize", "pathTemplate", "archive"],
     ]
 
     /// Collects the bytes and hashes them once in `finish`: SHA-256 of the same

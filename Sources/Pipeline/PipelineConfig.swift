@@ -50,6 +50,10 @@ public struct PipelineConfig: Sendable {
         /// Raster: tiles per metatile side at 256 px (halved per scale step, so a
         /// metatile stays 2048 px); 1 draws every tile on its own.
         public var metatile: Int = 8
+        /// Raster: a tile of more than 256 colours is reduced to a palette of 256
+        /// (libimagequant, `ImageQuantizer.Settings.tiles`); tiles of at most 256
+        /// colours are lossless either way.
+        public var quantize: Bool = false
         /// Raster: metatiles are drawn from this zoom (below, a floor is a handful of tiles).
         public static let metatileMinZoom = 19
         /// Where the tiles go (pipeline.json `layout`: a preset of `TilePathTemplate.presets`,
@@ -185,7 +189,14 @@ public struct PipelineConfig: Sendable {
                 }
                 switch format {
                 case .png:
-                    try rejectUnknown(o, allowed: Set(["format", "scale", "metatile"] + Tileset.outputKeys), path: key + ".", fail)
+                    try rejectUnknown(o, allowed: Set(["format", "scale", "metatile", "quantize"] + Tileset.outputKeys), path: key + ".", fail)
+                    var quantize = Tileset(format: .png).quantize
+                    if let q = o["quantize"] {
+                        guard JSONTypes.isBoolean(q), let b = JSONTypes.boolean(q) else {
+                            throw fail(key + ".quantize", "expected true or false")
+                        }
+                        quantize = b
+                    }
                     var metatile = 8
                     if let m = try int(o, "metatile", path: key + ".metatile", fail) {
                         guard [1, 2, 4, 8, 16].contains(m) else { throw fail(key + ".metatile", "expected 1, 2, 4, 8 or 16 tiles per side, found \(m)") }
@@ -202,6 +213,7 @@ public struct PipelineConfig: Sendable {
                         var ts = Tileset(format: format, scale: sc)
                         ts.metatile = metatile
                         try ts.readOutputKeys(o, key: key, fail)
+                        ts.quantize = quantize
                         if !tilesets.contains(where: { $0.format == .png && $0.scale == sc }) { tilesets.append(ts) }
                     }
                 case .mvt:

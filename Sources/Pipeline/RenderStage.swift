@@ -21,7 +21,8 @@ extension Builder {
         let encodings = EncodedImageCache()
         for w in 0..<workers {
             for ts in config.tilesets where ts.format == .png && renderers[w][ts.scale] == nil {
-                renderers[w][ts.scale] = try TileRenderer(scale: ts.scale, sprite: ts.scale >= 2 ? sprites.two : sprites.one, encodings: encodings)
+                renderers[w][ts.scale] = try TileRenderer(scale: ts.scale, sprite: ts.scale >= 2 ? sprites.two : sprites.one, encodings: encodings,
+                                                          quantize: ts.quantize ? .tiles : nil)
             }
         }
         // Each worker's own scratch space for vector tiles.

@@ -61,11 +61,12 @@ public final class EncodedImageCache: Sendable {
         }
 
         /// The key of the `width`×`height` image whose first pixel is `pixels[0]`,
-        /// rows `rowWords` apart.
-        public func key(_ pixels: UnsafeBufferPointer<UInt32>, width: Int, height: Int, rowWords: Int) -> Key {
+        /// rows `rowWords` apart. `encoding` tells apart files of the same
+        /// pixels encoded another way (lossless or quantized) in one cache.
+        public func key(_ pixels: UnsafeBufferPointer<UInt32>, width: Int, height: Int, rowWords: Int, encoding: UInt16 = 0) -> Key {
             precondition(pixels.count >= (height - 1) * rowWords + width, "image outside the buffer")
-            // The size is the seed: equal words at another size are another image.
-            XXH3_128bits_reset_withSeed(state, UInt64(width) << 32 | UInt64(height))
+            // The size (and encoding) is the seed: equal words at another size are another image.
+            XXH3_128bits_reset_withSeed(state, UInt64(width) << 32 | UInt64(encoding) << 16 | UInt64(height))
             let base = pixels.baseAddress!
             for y in 0..<height { ImageHasher.update(state, base + y * rowWords, width * 4) }
             let h = XXH3_128bits_digest(state)

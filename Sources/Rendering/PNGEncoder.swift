@@ -25,61 +25,149 @@ public final class PNGEncoder {
     private var paletteBuffer = Buffer<UInt32>()
     /// Per row: whether its pixels equal the row above (found by the palette scan).
     private var sameAsAbove = Buffer<Bool>()
+    /// Quantizing: the straight RGBA image and libimagequant's index rows (no filter bytes).
+    private var straightPixels = Buffer<UInt8>()
+    private var quantized = Buffer<UInt8>()
 
     public init() {}
 
     deinit {
         indexRows.free(); packed.free(); line.free(); slotKeys.free(); slotValues.free(); paletteBuffer.free(); sameAsAbove.free()
+        straightPixels.free(); quantized.free()
     }
 
     /// `pixels` holds `height` rows of `stride / 4` premultiplied ARGB words.
+    /// Lossless: indexed when the image has at most 256 colours, else truecolour.
     public func encode(pixels: UnsafeBufferPointer<UInt32>, width: Int, height: Int, stride: Int) -> Data {
+        let rowWords = checked(pixels, width: width, height: height, stride: stride)
+        let ix = indexRows.reserve((width + 1) * height)
+        let same = sameAsAbove.reserve(height)
+        if let colors = scanPalette(pixels.baseAddress!, width: width, height: height, rowWords: rowWords, into: ix, same: same) {
+            return indexedFile(colors, width: width, height: height)
+        }
+        return truecolourFile(pixels.baseAddress!, width: width, height: height, rowWords: rowWords)
+    }
+
+    /// Like `encode`, but an image of more than 256 colours is reduced to 256
+    /// by `quantizer` and written indexed; one of at most 256 is written
+    /// exactly as `encode` writes it. When the quantizer cannot reach its
+    /// minimum quality, the image is written losslessly; other libimagequant
+    /// failures are thrown.
+    public func encode(pixels: UnsafeBufferPointer<UInt32>, width: Int, height: Int, stride: Int,
+                       reducingWith quantizer: ImageQuantizer) throws -> Data {
+        let rowWords = checked(pixels, width: width, height: height, stride: stride)
+        let ix = indexRows.reserve((width + 1) * height)
+        let same = sameAsAbove.reserve(height)
+        let base = pixels.baseAddress!
+        if let colors = scanPalette(base, width: width, height: height, rowWords: rowWords, into: ix, same: same) {
+            return indexedFile(colors, width: width, height: height)
+        }
+        let rgba = straightPixels.reserve(width * height * 4)
+        PNGEncoder.straightRGBA(base, width: width, height: height, rowWords: rowWords, into: rgba)
+        do {
+            return try encodeIndexed(rgba: rgba, width: width, height: height, quantizer: quantizer)
+        } catch let e as QuantizeError where e.code == .qualityTooLow {
+            return truecolourFile(base, width: width, height: height, rowWords: rowWords)
+        }
+    }
+
+    /// Straight RGBA pixels (4 bytes each, rows contiguous, more than 256
+    /// colours or not) reduced by `quantizer` and written indexed. The build
+    /// reaches it through `encode(…reducingWith:)`; tools that start from
+    /// decoded PNG files call it directly.
+    public func encodeIndexed(rgba: UnsafePointer<UInt8>, width: Int, height: Int, quantizer: ImageQuantizer) throws -> Data {
+        let stride = width + 1
+        let ix = indexRows.reserve(stride * height)
+        let same = sameAsAbove.reserve(height)
+        let flat = quantized.reserve(width * height)
+        let colors = try quantizer.quantize(rgba: rgba, width: width, height: height, into: flat)
+        // Into rows with a filter byte (0, None), noting rows equal to the one above for the deflater.
+        for y in 0..<height {
+            let dst = ix + y * stride
+            dst[0] = 0
+            (dst + 1).update(from: flat + y * width, count: width)
+            same[y] = y > 0 && memcmp(dst + 1, dst + 1 - stride, width) == 0
+        }
+        return indexedFile(colors, width: width, height: height)
+    }
+
+    /// The words per row, after checking that the image lies in the buffer.
+    private func checked(_ pixels: UnsafeBufferPointer<UInt32>, width: Int, height: Int, stride: Int) -> Int {
         let rowWords = stride / 4
         precondition(width >= 1 && height >= 1 && rowWords >= width && pixels.count >= (height - 1) * rowWords + width,
                      "PNG: \(width)×\(height) image, \(rowWords) words per row, in \(pixels.count) words")
+        return rowWords
+    }
+
+    private static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+
+    /// An indexed PNG of `colors` (straight RGBA) and the index rows in
+    /// `indexRows` (filter byte, one index per pixel), with `sameAsAbove` set:
+    /// 1, 2, 4 or 8 bits per pixel by the number of colours.
+    private func indexedFile(_ colors: [UInt32], width: Int, height: Int) -> Data {
+        let ix = indexRows.pointer!, same = sameAsAbove.pointer!
         let indexStride = width + 1
-        let ix = indexRows.reserve(indexStride * height)
-        let same = sameAsAbove.reserve(height)
-        let palette = scanPalette(pixels.baseAddress!, width: width, height: height, rowWords: rowWords, into: ix, same: same)
-        var out = [UInt8]()
+        var out = PNGEncoder.signature
         out.reserveCapacity(1024)
-        out += [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        let depth = colors.count <= 2 ? 1 : colors.count <= 4 ? 2 : colors.count <= 16 ? 4 : 8
+        PNGEncoder.chunk(&out, "IHDR", PNGEncoder.header(width, height, depth: UInt8(depth), colorType: 3))
+        var plte = [UInt8](), trns = [UInt8]()
+        plte.reserveCapacity(colors.count * 3)
+        for c in colors { plte += [UInt8(c >> 24), UInt8((c >> 16) & 0xFF), UInt8((c >> 8) & 0xFF)]; trns.append(UInt8(c & 0xFF)) }
+        while trns.last == 0xFF { trns.removeLast() }
+        PNGEncoder.chunk(&out, "PLTE", plte)
+        if !trns.isEmpty { PNGEncoder.chunk(&out, "tRNS", trns) }
         let idat: [UInt8]
-        if let colors = palette {
-            let depth = colors.count <= 2 ? 1 : colors.count <= 4 ? 2 : colors.count <= 16 ? 4 : 8
-            PNGEncoder.chunk(&out, "IHDR", PNGEncoder.header(width, height, depth: UInt8(depth), colorType: 3))
-            var plte = [UInt8](), trns = [UInt8]()
-            plte.reserveCapacity(colors.count * 3)
-            for c in colors { plte += [UInt8(c >> 24), UInt8((c >> 16) & 0xFF), UInt8((c >> 8) & 0xFF)]; trns.append(UInt8(c & 0xFF)) }
-            while trns.last == 0xFF { trns.removeLast() }
-            PNGEncoder.chunk(&out, "PLTE", plte)
-            if !trns.isEmpty { PNGEncoder.chunk(&out, "tRNS", trns) }
-            if depth == 8 {
-                idat = deflater.compress(UnsafeBufferPointer(start: ix, count: indexStride * height), rows: height, stride: indexStride,
-                                         sameAsAbove: same)
-            } else {
-                let rowBytes = (width * depth + 7) / 8
-                let dst = packed.reserve((rowBytes + 1) * height)
-                PNGEncoder.pack(ix, indexStride: indexStride, width: width, height: height, depth: depth, same: same, into: dst, rowBytes: rowBytes)
-                idat = deflater.compress(UnsafeBufferPointer(start: dst, count: (rowBytes + 1) * height), rows: height, stride: rowBytes + 1,
-                                         sameAsAbove: same)
-            }
+        if depth == 8 {
+            idat = deflater.compress(UnsafeBufferPointer(start: ix, count: indexStride * height), rows: height, stride: indexStride,
+                                     sameAsAbove: same)
         } else {
-            var opaque = true
-            for y in 0..<height where opaque {
-                let row = pixels.baseAddress! + y * rowWords
-                for x in 0..<width where row[x] >> 24 != 0xFF { opaque = false; break }
-            }
-            let channels = opaque ? 3 : 4
-            PNGEncoder.chunk(&out, "IHDR", PNGEncoder.header(width, height, depth: 8, colorType: opaque ? 2 : 6))
-            let rowBytes = width * channels
+            let rowBytes = (width * depth + 7) / 8
             let dst = packed.reserve((rowBytes + 1) * height)
-            truecolour(pixels.baseAddress!, width: width, height: height, rowWords: rowWords, channels: channels, into: dst)
-            idat = deflater.compress(UnsafeBufferPointer(start: dst, count: (rowBytes + 1) * height), rows: height, stride: rowBytes + 1)
+            PNGEncoder.pack(ix, indexStride: indexStride, width: width, height: height, depth: depth, same: same, into: dst, rowBytes: rowBytes)
+            idat = deflater.compress(UnsafeBufferPointer(start: dst, count: (rowBytes + 1) * height), rows: height, stride: rowBytes + 1,
+                                     sameAsAbove: same)
         }
         PNGEncoder.chunk(&out, "IDAT", idat)
         PNGEncoder.chunk(&out, "IEND", [])
         return Data(out)
+    }
+
+    /// A truecolour PNG: RGB when every pixel is opaque, else RGBA.
+    private func truecolourFile(_ base: UnsafePointer<UInt32>, width: Int, height: Int, rowWords: Int) -> Data {
+        var opaque = true
+        for y in 0..<height where opaque {
+            let row = base + y * rowWords
+            for x in 0..<width where row[x] >> 24 != 0xFF { opaque = false; break }
+        }
+        let channels = opaque ? 3 : 4
+        var out = PNGEncoder.signature
+        out.reserveCapacity(1024)
+        PNGEncoder.chunk(&out, "IHDR", PNGEncoder.header(width, height, depth: 8, colorType: opaque ? 2 : 6))
+        let rowBytes = width * channels
+        let dst = packed.reserve((rowBytes + 1) * height)
+        truecolour(base, width: width, height: height, rowWords: rowWords, channels: channels, into: dst)
+        let idat = deflater.compress(UnsafeBufferPointer(start: dst, count: (rowBytes + 1) * height), rows: height, stride: rowBytes + 1)
+        PNGEncoder.chunk(&out, "IDAT", idat)
+        PNGEncoder.chunk(&out, "IEND", [])
+        return Data(out)
+    }
+
+    /// Premultiplied ARGB words → straight RGBA bytes, rows contiguous (as the
+    /// lossless file stores them, so a quantizer sees the lossless tile's colours).
+    static func straightRGBA(_ base: UnsafePointer<UInt32>, width: Int, height: Int, rowWords: Int,
+                             into out: UnsafeMutablePointer<UInt8>) {
+        let table = UnsafePointer(Unpremultiply.shared.table)
+        for y in 0..<height {
+            let src = base + y * rowWords, dst = out + y * width * 4
+            var last: UInt32 = 0, lastStraight: UInt32 = 0
+            for x in 0..<width {
+                let p = src[x]
+                if x == 0 || p != last { last = p; lastStraight = straight(p, table) }
+                dst[4 * x] = UInt8(lastStraight >> 24); dst[4 * x + 1] = UInt8((lastStraight >> 16) & 0xFF)
+                dst[4 * x + 2] = UInt8((lastStraight >> 8) & 0xFF); dst[4 * x + 3] = UInt8(lastStraight & 0xFF)
+            }
+        }
     }
 
     /// The image's colours (straight RGBA, in raster order of first use), with

@@ -82,6 +82,8 @@ public final class TileRenderer {
     /// Metatile canvases by tiles per side, made on first use.
     private var blocks = [Int: Canvas]()
     private let encoder = PNGEncoder()
+    /// Tiles of more than 256 colours are reduced to 256 when set (`"quantize": true`).
+    private let quantizer: ImageQuantizer?
     private let encodings: EncodedImageCache?
     private let hasher = EncodedImageCache.ImageHasher()
     /// Encoded solid-colour tiles by pixel value: at z22–23 most tiles lie wholly
@@ -96,9 +98,12 @@ public final class TileRenderer {
 
     /// `sprite`: icons and fill patterns (without one, icons and patterns are not drawn).
     /// `encodings`: PNG files shared with the other workers of the build.
-    public init(scale: Int, sprite: Sprite? = nil, encodings: EncodedImageCache? = nil) throws {
+    /// `quantize`: tiles of more than 256 colours are reduced to a palette with these settings.
+    public init(scale: Int, sprite: Sprite? = nil, encodings: EncodedImageCache? = nil,
+                quantize: ImageQuantizer.Settings? = nil) throws {
         precondition(scale >= 1 && scale <= 4, "scale \(scale) out of range 1...4")
         self.encodings = encodings
+        quantizer = try quantize.map { try ImageQuantizer($0) }
         self.scale = scale
         tileSize = 256 * scale
         tile = try Canvas(size: tileSize)
@@ -113,7 +118,7 @@ public final class TileRenderer {
         drawSeconds += t1 - t0
         defer { encodeSeconds += threadCPUSeconds() - t1 }
         let stride = tile.surface.stride
-        return tile.surface.withPixels { cut($0, rowWords: stride / 4) }
+        return try tile.surface.withPixels { try cut($0, rowWords: stride / 4) }
     }
 
     /// Renders `tiles`, all inside the metatile of `span`×`span` tiles whose
@@ -160,10 +165,10 @@ public final class TileRenderer {
             canvas.font = nil
             let t1 = threadCPUSeconds()
             drawSeconds += t1 - t0
-            canvas.surface.withPixels { px in
+            try canvas.surface.withPixels { px in
                 for (k, t) in tiles.enumerated() where t.y - origin.y == row {
                     let offset = row * tileSize * rowWords + (t.x - origin.x) * tileSize
-                    out[k] = cut(UnsafeBufferPointer(rebasing: px[offset...]), rowWords: rowWords)
+                    out[k] = try cut(UnsafeBufferPointer(rebasing: px[offset...]), rowWords: rowWords)
                 }
             }
             encodeSeconds += threadCPUSeconds() - t1
@@ -172,21 +177,26 @@ public final class TileRenderer {
     }
 
     /// Encodes the tile whose top-left pixel is `px[0]`.
-    private func cut(_ px: UnsafeBufferPointer<UInt32>, rowWords: Int) -> RenderedTile {
+    private func cut(_ px: UnsafeBufferPointer<UInt32>, rowWords: Int) throws -> RenderedTile {
         let size = tileSize
         if let only = TileRenderer.singleColor(px, size: size, rowWords: rowWords) {
             if only == 0 { return .transparent }
             if let d = solid[only] { return .png(d) }
-            let d = encoder.encode(pixels: px, width: size, height: size, stride: rowWords * 4)
+            let d = try encode(px, rowWords: rowWords)
             solid[only] = d
             return .png(d)
         }
-        guard let encodings else { return .png(encoder.encode(pixels: px, width: size, height: size, stride: rowWords * 4)) }
-        let key = hasher.key(px, width: size, height: size, rowWords: rowWords)
+        guard let encodings else { return .png(try encode(px, rowWords: rowWords)) }
+        let key = hasher.key(px, width: size, height: size, rowWords: rowWords, encoding: quantizer == nil ? 0 : 1)
         if let d = encodings.file(for: key) { return .png(d) }
-        let d = encoder.encode(pixels: px, width: size, height: size, stride: rowWords * 4)
+        let d = try encode(px, rowWords: rowWords)
         encodings.insert(d, for: key)
         return .png(d)
+    }
+
+    private func encode(_ px: UnsafeBufferPointer<UInt32>, rowWords: Int) throws -> Data {
+        guard let quantizer else { return encoder.encode(pixels: px, width: tileSize, height: tileSize, stride: rowWords * 4) }
+        return try encoder.encode(pixels: px, width: tileSize, height: tileSize, stride: rowWords * 4, reducingWith: quantizer)
     }
 
     /// The pixel value when every pixel has it, else nil.

@@ -14,6 +14,9 @@ final class InputKeysTests: XCTestCase {
         "format": { $0.format = $0.format == .png ? .mvt : .png },
         "scale": { $0.scale = 2 }, "extent": { $0.extent = 512 }, "buffer": { $0.buffer = 16 },
         "gzip": { $0.gzip.toggle() }, "simplify": { $0.simplify = 0.5 }, "metatile": { $0.metatile = 4 },
+        "quantize": { $0.quantize.toggle() },
+        // Where tiles go and what they are packed into do not change a tile's bytes.
+        "pathTemplate": { $0.pathTemplate = "{venue}/{floor}/{z}/{x}/{y}.{ext}" }, "archive": { $0.archive = .pmtiles },
     ]
 
     func header(_ ts: Tileset, zoom: Int = 20, venueWide: Bool = false) -> String {

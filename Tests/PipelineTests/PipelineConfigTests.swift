@@ -44,6 +44,18 @@ final class PipelineConfigTests: XCTestCase {
         assertError("{\(src), \"tilesets\": [{\"format\": \"png\", \"scale\": 8}]}", key: "tilesets[0].scale", "not in")
         assertError("[1, 2]", key: nil, "JSON object")
     }
+
+    func testQuantizeIsAPngOptionOfEveryScale() throws {
+        let src = #""sources": [{"id": "m", "format": "imdf", "path": "p"}]"#
+        let on = try parse("{\(src), \"tilesets\": [{\"format\": \"png\", \"scale\": [1, 2], \"quantize\": true}, {\"format\": \"mvt\"}]}")
+        XCTAssertEqual(on.tilesets.map(\.quantize), [true, true, false])
+        let off = try parse("{\(src), \"tilesets\": [{\"format\": \"png\", \"quantize\": false}]}")
+        XCTAssertEqual(off.tilesets.map(\.quantize), [false])
+        XCTAssertEqual(try parse("{\(src)}").tilesets.map(\.quantize), [PipelineConfig.Tileset(format: .png).quantize])
+        assertError("{\(src), \"tilesets\": [{\"format\": \"png\", \"quantize\": 1}]}", key: "tilesets[0].quantize", "true or false")
+        assertError("{\(src), \"tilesets\": [{\"format\": \"png\", \"quantize\": \"yes\"}]}", key: "tilesets[0].quantize", "true or false")
+        assertError("{\(src), \"tilesets\": [{\"format\": \"mvt\", \"quantize\": true}]}", key: "tilesets[0].quantize", "unknown key")
+    }
 }
 
 /// `layout`, `path` and `archive` of a tileset (issue 18).
