@@ -152,6 +152,9 @@ public final class Builder {
         var digest = Digest16(bytes: [])
         /// Taken whole from the last build: not planned, no jobs.
         var carried = false
+        /// Where its features are, for its TileJSON: from the items it has before
+        /// planning adds placed labels, so that a carried pyramid says the same.
+        var extent: LonLatBounds? = nil
         /// Venue-wide vector pyramid: where each of its items is among its
         /// floors' items (the same item, clipped the same way to the same tile).
         var sources: [(floor: Int, index: Int)] = []
@@ -341,7 +344,10 @@ public final class Builder {
                 return (InputKeys.pyramid(directory: p.directory, headers: headers, zooms: zooms, items: keys, floor: nil), keys)
             }
         }
-        for pi in pyramids.indices { pyramids[pi].digest = digested[pi].0; pyramids[pi].itemKeys = digested[pi].1 }
+        for pi in pyramids.indices {
+            pyramids[pi].digest = digested[pi].0; pyramids[pi].itemKeys = digested[pi].1
+            pyramids[pi].extent = TileJSONExtent.bounds(pyramids[pi], fallback: venues[pyramids[pi].venue].bounds)
+        }
         return pyramids
     }
 
@@ -548,7 +554,7 @@ public final class Builder {
 
     func tileJSON(_ p: Pyramid, _ v: PreparedVenue, legend: [FloorsIndex.LegendEntry]) -> TileJSON {
         let ts = config.tilesets[p.tileset]
-        let b = TileJSONExtent.bounds(p, fallback: v.bounds)
+        let b = p.extent ?? v.bounds
         let c = TileJSONExtent.center(v.venue.displayPoint, in: b)
         let floorName: String = p.name == "all" ? "all floors" :
             (v.floors.first { $0.id == p.name }.flatMap { $0.floor.shortName(language: v.venue.language) } ?? p.name)

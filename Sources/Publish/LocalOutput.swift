@@ -70,10 +70,13 @@ public struct LocalOutput: Sendable {
             try checkSafe(entry.path)
             guard seen.insert(entry.path).inserted else { throw PublishError.unsafePath(path: entry.path, reason: "listed twice") }
             let ext = (entry.path as NSString).pathExtension.lowercased()
-            let isVector = ext == "pbf" || ext == "mvt"
+            // Vector tiles are the manifest's tiles; a .pbf among its other files is
+            // a MapLibre glyph range (protobuf, never gzipped by the build).
+            let isVector = isTile && (ext == "pbf" || ext == "mvt")
             let encoding = isVector && gzipped.contains(where: { entry.path.hasPrefix($0) }) ? "gzip" : nil
             let tileLike = isTile || ext == "glb"
-            let headers = ObjectHeaders(contentType: contentType(forExtension: ext), contentEncoding: encoding,
+            let type = !isTile && ext == "pbf" ? "application/x-protobuf" : contentType(forExtension: ext)
+            let headers = ObjectHeaders(contentType: type, contentEncoding: encoding,
                                         cacheControl: tileLike ? cache.tiles : cache.index)
             objects.append(LocalObject(path: entry.path, sha256: entry.sha256.hex, bytes: entry.bytes,
                                        kind: tileLike ? .tile : .index, headers: headers))

@@ -25,6 +25,7 @@ final class ArchiveCommandTests: XCTestCase {
     struct ManifestView: Decodable {
         struct Tile: Decodable { var path: String; var sha256: String; var bytes: Int }
         var tiles: [Tile]
+        var files: [Tile]
     }
 
     private func sample() throws -> (out: URL, tiles: [ManifestView.Tile]) {
@@ -74,7 +75,9 @@ final class ArchiveCommandTests: XCTestCase {
                 XCTAssertEqual(h["tile_type"] as? Int, ts == "mvt" ? 1 : 2)
                 XCTAssertEqual(h["addressed_tiles_count"] as? Int, expected.count)
                 XCTAssertEqual(h["tile_contents_count"] as? Int, Set(expected.values).count)
-                XCTAssertEqual(h["min_lon_e7"] as? Int, 100_015_000)
+                // The header's bounds are the pyramid's TileJSON bounds.
+                let tj = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("harbour-arcade/\(floor)/\(ts)/tilejson.json"))) as! [String: Any]
+                XCTAssertEqual(h["min_lon_e7"] as? Int, Int(((tj["bounds"] as! [Double])[0] * 1e7).rounded()), path)
                 let meta = try XCTUnwrap(dump["metadata"] as? [String: Any])
                 XCTAssertEqual(meta["vector_layers"] != nil, ts == "mvt", path)
             }
@@ -144,7 +147,8 @@ final class ArchiveCommandTests: XCTestCase {
         let py = try ExternalTools.run("python3", ["-c", script, zip, unpacked.path])
         XCTAssertEqual(py.status, 0, py.stderr)
         let methods = try XCTUnwrap(try JSONSerialization.jsonObject(with: py.stdout) as? [String: Int])
-        XCTAssertEqual(methods.count, tiles.count + 11, "tiles, 10 TileJSON documents and the manifest")
+        let files = try JSONDecoder().decode(ManifestView.self, from: Data(contentsOf: out.appendingPathComponent("manifest.json"))).files
+        XCTAssertEqual(methods.count, tiles.count + files.count + 1, "tiles, the other files of the manifest (TileJSON, web clients' files) and the manifest")
         XCTAssertEqual(methods["manifest.json"], 8)
         XCTAssertEqual(methods["harbour-arcade/floor_0/png/tilejson.json"], 8)
         XCTAssertEqual(methods[tiles.first { $0.path.hasSuffix(".png") }!.path], 0, "PNG stored")
