@@ -29,7 +29,6 @@ struct BuildPlan {
     var stale: Set<String>
     /// Every file besides tiles this build writes (TileJSON, meshes, web clients' files).
     var otherFiles: Set<String>
-    var tileJSONPaths: Set<String>
     /// A file was modified after the last manifest (the index is rewritten).
     var touchedSinceManifest: Bool
     /// Large values kept until the builder is released (see `Builder.keptUntilRelease`).
@@ -58,7 +57,7 @@ extension Builder {
         let crashed = try readIntent(store)
         var plan = BuildPlan(zooms: zooms, pyramids: pyramids, jobs: [], jobStart: [], paths: [], keys: [], checks: [], toRender: [],
                              previous: previous, reusable: reusable, carried: [:], carriedTilesPerZoom: [:], carriedPerZoom: [:],
-                             crashed: crashed, stale: [], otherFiles: [], tileJSONPaths: [], touchedSinceManifest: false)
+                             crashed: crashed, stale: [], otherFiles: [], touchedSinceManifest: false)
         let lastRecords = Dictionary((reusable?.pyramids ?? []).map { ($0.directory, $0) }, uniquingKeysWith: { a, _ in a })
         var carriedEntry = carryUnchanged(&plan, lastRecords)
         let last = try planUntilIntact(&plan, venues, pending: pending, store: store, carriedEntry: &carriedEntry, &run)
@@ -176,8 +175,7 @@ extension Builder {
     /// files (TileJSON, meshes) this build does not write, and what a killed
     /// build may have left.
     func findStale(_ plan: inout BuildPlan, _ venues: [PreparedVenue], clientFiles: [String], matched: [Bool]) {
-        plan.tileJSONPaths = Set(plan.pyramids.map { $0.directory + "/tilejson.json" })
-        plan.otherFiles = plan.tileJSONPaths.union(clientFiles)
+        plan.otherFiles = Set(plan.pyramids.map { $0.directory + "/tilejson.json" }).union(clientFiles)
         if config.mesh != nil {
             for v in venues { plan.otherFiles.formUnion(v.floors.map { "\(v.sourceID)/\($0.id)/mesh.glb" } + ["\(v.sourceID)/venue.glb"]) }
         }
