@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import VenueFormats
 import VenueModel
+import TestSupport
 import XCTest
 
 /// The built `venuetiles` command, end to end.
@@ -79,7 +80,7 @@ final class BuildCommandTests: XCTestCase {
     /// The real airport dataset in ../shared (internal test data, not shipped).
     func testBuildsRealAirport() throws {
         let yyj = CLI.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/venues/yyj-victoria-airport-imdf/VictoriaAirport_IMDF")
-        guard FileManager.default.fileExists(atPath: yyj.path) else { throw XCTSkip("../shared/venues is not beside the clone") }
+        try ExternalTools.skipUnless(FileManager.default.fileExists(atPath: yyj.path), needs: "../shared/venues beside the clone")
         let m = try buildAndCheck(yyj, id: "yyj", minZoom: 17, maxZoom: 21)
         XCTAssertEqual(m.venues[0].floors.map(\.ordinal), [0, 1, 2])
     }

@@ -114,13 +114,13 @@ final class VectorTilesTests: XCTestCase {
     func testIndependentCheckerPasses() throws {
         let shared = CLI.packageRoot.deletingLastPathComponent().appendingPathComponent("shared")
         let checker = shared.appendingPathComponent("tools/check_mvt.py")
-        guard FileManager.default.fileExists(atPath: checker.path) else { throw XCTSkip("../shared/tools/check_mvt.py is not beside the clone") }
+        try ExternalTools.skipUnless(FileManager.default.fileExists(atPath: checker.path), needs: "../shared/tools/check_mvt.py beside the clone")
         let probe = Process()
         probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         probe.arguments = ["python3", "-c", "import shapely"]
         probe.standardError = Pipe()
         try probe.run(); probe.waitUntilExit()
-        guard probe.terminationStatus == 0 else { throw XCTSkip("python3 with shapely is needed (scripts/setup installs it)") }
+        try ExternalTools.skipUnless(probe.terminationStatus == 0, needs: "python3 with shapely (scripts/setup installs it)")
 
         let mvf = dir.appendingPathComponent("mvf3")
         try MVFFixture.writeV3(to: mvf)

@@ -45,6 +45,12 @@ public enum ExternalTools {
         if probe?.status != 0 { try missing("\(program) (\(hint))", file: file, line: line) }
     }
 
+    /// Skips with a printed reason unless `ok`; under CI=true, where
+    /// scripts/setup installs everything the tests use, fails instead.
+    public static func skipUnless(_ ok: Bool, needs what: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        if !ok { try missing(what, file: file, line: line) }
+    }
+
     private static func missing(_ what: String, file: StaticString, line: UInt) throws {
         if ProcessInfo.processInfo.environment["CI"] == "true" {
             XCTFail("CI=true and \(what) is missing", file: file, line: line)
