@@ -46,6 +46,10 @@ let package = Package(
         ]),
         // Cairo raster renderer and PNG encoding.
         .target(name: "Rendering", dependencies: ["VenueModel", "TileGeometry", "Styling", "CCairo", "CDeflate", "CXXHash", "CImageQuant"]),
+        // Mapbox Vector Tile 2.1 encoding: geometry commands, property tables, protobuf. No Cairo, no I/O.
+        .target(name: "VectorTiles", dependencies: ["TileGeometry"]),
+        // glTF 2.0 binary (.glb) writing of floor meshes. No I/O.
+        .target(name: "Meshes", dependencies: ["Styling"]),
         // clients: MapLibre style, sprite copy, SDF glyphs, floors.json, preview page (MapLibre GL JS vendored).
         .target(name: "Clients", dependencies: ["Styling", "CFreeType"], resources: [
             .embedInCode("Resources/preview.html"), .copy("Resources/maplibre-gl"),
@@ -56,7 +60,7 @@ let package = Package(
         ]),
         // Config, floors, plan, render stage, tile store, manifest.
         .target(name: "Pipeline", dependencies: [
-            "VenueModel", "VenueFormats", "TileGeometry", "Styling", "Rendering", "Archives", "CZlib", "Clients",
+            "VenueModel", "VenueFormats", "TileGeometry", "Styling", "Rendering", "VectorTiles", "Meshes", "Archives", "CZlib", "Clients",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // Publishing an output folder to another folder or to S3 (SigV4 over async-http-client).
@@ -84,8 +88,9 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["CZip"], path: "Tests/TestSupport"),
         .testTarget(name: "TileGeometryTests", dependencies: ["TileGeometry", "TestSupport"]),
         .testTarget(name: "VenueFormatsTests", dependencies: ["VenueFormats", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "VectorTilesTests", dependencies: ["VectorTiles", "VenueModel", "TileGeometry", "TestSupport"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Styling", "VenueModel", "TileGeometry", "TestSupport", "CZlib"]),
-        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TileGeometry", "Rendering", "Styling", "VenueFormats", "VenueModel", "TestSupport"], exclude: ["Golden"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TileGeometry", "Rendering", "VectorTiles", "Styling", "VenueFormats", "VenueModel", "TestSupport"], exclude: ["Golden"]),
         .testTarget(name: "ClientsTests", dependencies: ["Clients", "Styling"]),
         .testTarget(name: "PublishTests", dependencies: ["Publish", "Pipeline", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "ArchivesTests", dependencies: ["Archives", "TileGeometry", "TestSupport", "CZip", "CZlib", "CSQLite", .product(name: "Crypto", package: "swift-crypto")], exclude: ["Helpers"]),

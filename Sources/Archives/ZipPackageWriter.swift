@@ -48,7 +48,7 @@ public enum ZipPackageWriter {
         try zip.close()
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         let deflated = sorted.filter(\.deflate).count
-        return Summary(entries: sorted.count, stored: sorted.count - deflated, deflated: deflated, fileBytes: size ?? 0)
+        return Summary(entries: sorted.count, stored: sorted.count - deflated, deflated: deflated, fileBytes: size)
     }
 }
 

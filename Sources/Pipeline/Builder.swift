@@ -6,6 +6,7 @@ import Foundation
 import Rendering
 import Styling
 import TileGeometry
+import VectorTiles
 import VenueModel
 #if canImport(Glibc)
 import Glibc

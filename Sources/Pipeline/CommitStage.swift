@@ -2,6 +2,7 @@ import Clients
 import Crypto
 import Dispatch
 import Foundation
+import Meshes
 import Rendering
 import Styling
 import TileGeometry
@@ -37,6 +38,14 @@ final class Commit {
             let intent = plan.toRender.map { plan.paths[$0] } + plan.otherFiles.sorted() + crashed + toDelete
             try TileStore(root: store.root).writeFile(TileStore.intentName, Data(intent.joined(separator: "\n").utf8))
         }
+    }
+
+    /// Right before the manifest: the replaced files renamed over their old
+    /// ones and the tiles that became blank removed, in one short burst. Until
+    /// here every name held the bytes the last manifest lists.
+    func switchFiles() throws {
+        try writer?.switchStaged()
+        try store.switchStagedFiles()
     }
 
     /// The manifest is in place: this build's output is the folder's now.
@@ -91,7 +100,7 @@ extension Builder {
         for (pi, p) in plan.pyramids.enumerated() where counts.tiles[pi] > 0 {
             let data = try tileJSON(p, venues[p.venue], legend: legend).encoded()
             let rel = "\(p.directory)/tilejson.json"
-            if try store.writeIfChanged(rel, data) { changed += 1 }
+            if try store.writeIfChanged(rel, data, stage: true) { changed += 1 }
             files.append(Manifest.TileEntry(path: rel, sha256: Digest32(bytes: SHA256.hash(data: data)), bytes: data.count))
             paths[p.venue * 1000 + p.tileset, default: []].append(rel)
         }
@@ -104,7 +113,7 @@ extension Builder {
     func writeFiles(_ made: [(path: String, data: Data)], store: TileStore, files: inout [Manifest.TileEntry]) throws -> Int {
         var changed = 0
         for (rel, data) in made {
-            if try store.writeIfChanged(rel, data) { changed += 1 }
+            if try store.writeIfChanged(rel, data, stage: true) { changed += 1 }
             files.append(Manifest.TileEntry(path: rel, sha256: Digest32(bytes: SHA256.hash(data: data)), bytes: data.count))
         }
         return changed
@@ -116,7 +125,7 @@ extension Builder {
         var meshEntries = [Int: Manifest.MeshEntry](), changed = 0
         guard let mesh = config.mesh else { return (meshEntries, 0) }
         func put(_ rel: String, _ data: Data) throws {
-            if try store.writeIfChanged(rel, data) { changed += 1 }
+            if try store.writeIfChanged(rel, data, stage: true) { changed += 1 }
             files.append(Manifest.TileEntry(path: rel, sha256: Digest32(bytes: SHA256.hash(data: data)), bytes: data.count))
         }
         for (vi, v) in venues.enumerated() {

@@ -33,6 +33,8 @@ extension Builder {
         try pauseForTests("committing", cancellation)
         // The last moment to stop: from here the build finishes (its output is complete).
         try cancellation.check()
+        try commit.switchFiles()
+        try pauseForTests("switched", cancellation)
         var manifestWritten = changedFiles > 0 || !commit.toDelete.isEmpty || !plan.crashed.isEmpty
         let manifestDecided = !manifestWritten
         if manifestDecided {
@@ -67,6 +69,8 @@ extension Builder {
             throw error
         }
         commit.markCommitted()
+        // Past the last moment to stop: a signal here ends the wait, not the build.
+        try? pauseForTests("committed", cancellation)
         manifestDone.signal()
         indexGroup.wait()
         commit.finish()

@@ -1,4 +1,5 @@
 import Foundation
+import Meshes
 import Rendering
 import Styling
 import TileGeometry

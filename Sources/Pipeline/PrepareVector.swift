@@ -2,6 +2,7 @@ import Crypto
 import Rendering
 import Styling
 import TileGeometry
+import VectorTiles
 import VenueModel
 
 /// A feature ready for vector tiles: its layer names, properties and projected geometry.

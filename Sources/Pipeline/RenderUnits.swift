@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Rendering
 import TileGeometry
+import VectorTiles
 
 /// The Render stage's units of work, and where each is turned into tiles:
 /// metatiles of raster tiles drawn together, vector groups (a venue-wide

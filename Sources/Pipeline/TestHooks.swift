@@ -8,19 +8,26 @@ import Glibc
 /// the environment once; unset (as in every real run) they cost one branch.
 ///
 /// - `VENUETILES_TEST_PAUSE=<point>:<file>`: at `<point>` the build creates
-///   `<file>.reached` and waits (at most 60 s) until `<file>` exists.
+///   `<file>.reached` and waits (at most 60 s) until `<file>` exists. The
+///   points, in order: `locked`, `loading`, `writing` (the commit begun),
+///   `committing` (every file written, none switched), `switched` (the switch
+///   done, no manifest), `committed` (the manifest in place, not the index).
 /// - `VENUETILES_TEST_FAIL=write-after:<n>`: the tile writer fails as a full
-///   disk would after `<n>` tiles written.
+///   disk would after `<n>` tiles written; `switch-after:<n>`: the switch
+///   before the manifest fails after `<n>` staged tiles renamed.
 enum TestHooks {
     static let pause: (point: String, file: String)? = {
         guard let v = ProcessInfo.processInfo.environment["VENUETILES_TEST_PAUSE"], let colon = v.firstIndex(of: ":") else { return nil }
         return (String(v[..<colon]), String(v[v.index(after: colon)...]))
     }()
 
-    static let failWritesAfter: Int? = {
-        guard let v = ProcessInfo.processInfo.environment["VENUETILES_TEST_FAIL"], v.hasPrefix("write-after:") else { return nil }
-        return Int(v.dropFirst("write-after:".count))
-    }()
+    static let failWritesAfter = failure("write-after:")
+    static let failSwitchAfter = failure("switch-after:")
+
+    private static func failure(_ prefix: String) -> Int? {
+        guard let v = ProcessInfo.processInfo.environment["VENUETILES_TEST_FAIL"], v.hasPrefix(prefix) else { return nil }
+        return Int(v.dropFirst(prefix.count))
+    }
 }
 
 /// Waits at `point` when a test asked for it (see `TestHooks`), or until a

@@ -54,6 +54,11 @@ public final class TileStore {
         case replaced(Int32)
         /// The file was moved into the trash under this slot: rename it back.
         case removed(Int32)
+        /// The new bytes wait beside the old file under its temporary name; the
+        /// old file is untouched until `switchStaged` renames the new one over it.
+        case staged
+        /// The file stays, for readers of the last manifest, until `switchStaged` removes it.
+        case removeAtSwitch
     }
     /// Small files (TileJSON, meshes, the manifest) written or removed by path,
     /// in order; tiles are tracked by the writer, which knows their jobs.
@@ -137,9 +142,11 @@ public final class TileStore {
         return (relative[..<slash], String(relative[relative.index(after: slash)...]))
     }
 
-    /// Writes a tile; returns what to do to put the old state back.
+    /// Writes a tile; returns what to do to put the old state back. With
+    /// `stage`, a file already there is not replaced yet: the new bytes wait
+    /// under the temporary name (`Undo.staged`) until `switchStaged`.
     @discardableResult
-    public func write(_ relative: String, _ data: Data) throws -> Undo {
+    public func write(_ relative: String, _ data: Data, stage: Bool = false) throws -> Undo {
         let (dirPath, name) = TileStore.split(relative)
         var dir = try folder(dirPath)
         let tmp = "." + name + ".tmp"
@@ -152,7 +159,28 @@ public final class TileStore {
             dir = try folder(dirPath)
             try TileStore.fill(dir, tmp, data, path: path(relative))
         }
+        if stage && TileStore.exists(dir, name) { return .staged }
         return try rename(dir, tmp, over: name, relative)
+    }
+
+    private static func exists(_ dir: Int32, _ name: String) -> Bool {
+        var st = Glibc.stat()
+        return fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0
+    }
+
+    /// Carries out what `write(stage:)` or the writer left for the switch: the
+    /// staged file renamed over the old one (kept in the trash), or a file
+    /// removed. Returns the undo of what it did (nil: nothing to undo).
+    public func switchStaged(_ relative: String, _ undo: Undo) throws -> Undo? {
+        switch undo {
+        case .staged:
+            let (dirPath, name) = TileStore.split(relative)
+            return try rename(try folder(dirPath), "." + name + ".tmp", over: name, relative)
+        case .removeAtSwitch:
+            return remove(relative)
+        default:
+            return undo
+        }
     }
 
     /// Renames the temporary file over `name`, the file there first set aside.
@@ -190,22 +218,32 @@ public final class TileStore {
     /// Creates the folder, lets `fill` write the temporary file, then renames it
     /// into place, unless `keepOld` finds the file in place equal to it. Opens its
     /// own folder (the index is written beside the manifest, on another thread).
-    private func atomically(_ relative: String, keepOld: ((Int32, String, String) -> Bool)? = nil, _ fill: (Int32, String) throws -> Void) throws -> Bool {
+    private func atomically(_ relative: String, stage: Bool = false, keepOld: ((Int32, String, String) -> Bool)? = nil,
+                            _ fill: (Int32, String) throws -> Void) throws -> Bool {
         let (dirPath, name) = TileStore.split(relative)
         let dir = try openFolder(dirPath, create: true)
         defer { close(dir) }
         let tmp = "." + name + ".tmp"
         try fill(dir, tmp)
         if let keepOld, keepOld(dir, tmp, name) { unlinkat(dir, tmp, 0); return false }
-        let undo = try rename(dir, tmp, over: name, relative)
+        let undo = stage && TileStore.exists(dir, name) ? .staged : try rename(dir, tmp, over: name, relative)
         // The manifest and the index are written at once, on two threads.
         undoLock.lock(); undoLog.append((relative, undo)); undoLock.unlock()
         return true
     }
 
-    /// Writes a small file atomically by path (TileJSON, meshes), recording how to undo it.
-    public func writeFile(_ relative: String, _ data: Data) throws {
-        _ = try atomically(relative) { dir, tmp in try TileStore.fill(dir, tmp, data, path: path(relative)) }
+    /// Writes a small file atomically by path (TileJSON, meshes), recording how
+    /// to undo it; with `stage`, a file already there is replaced only by `switchStagedFiles`.
+    public func writeFile(_ relative: String, _ data: Data, stage: Bool = false) throws {
+        _ = try atomically(relative, stage: stage) { dir, tmp in try TileStore.fill(dir, tmp, data, path: path(relative)) }
+    }
+
+    /// Renames every small file staged by `writeFile(stage:)` over its old one.
+    public func switchStagedFiles() throws {
+        undoLock.lock(); defer { undoLock.unlock() }
+        for k in undoLog.indices where undoLog[k].undo == .staged {
+            undoLog[k].undo = try switchStaged(undoLog[k].relative, .staged) ?? .created
+        }
     }
 
     /// Writes a file produced in pieces, atomically like `write`.
@@ -252,9 +290,9 @@ public final class TileStore {
     /// Writes only when the file is missing or holds other bytes (small files:
     /// TileJSON, meshes); returns whether it wrote.
     @discardableResult
-    public func writeIfChanged(_ relative: String, _ data: Data) throws -> Bool {
+    public func writeIfChanged(_ relative: String, _ data: Data, stage: Bool = false) throws -> Bool {
         if read(relative) == data { return false }
-        try writeFile(relative, data)
+        try writeFile(relative, data, stage: stage)
         return true
     }
 
@@ -301,6 +339,10 @@ public final class TileStore {
             guard let t = trash, let dir = try? openFolder(dirPath, create: true) else { return }
             t.restore(slot, to: dir, name)
             close(dir)
+        case .staged:
+            removeTemporary(relative)
+        case .removeAtSwitch:
+            break
         }
     }
 

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Rendering
 
 /// The Store stage: a writer that takes rendered batches in plan order and
 /// writes each (on `writers` threads) while the workers render the next batch.
@@ -69,7 +68,8 @@ final class TileWriter {
                                 let path = paths[ji]
                                 guard let rendered = try result.get() else {
                                     slots.blanks[ji] = Manifest.BlankEntry(path: path, key: keys[ji])
-                                    if store.fileStatus(path) != nil, let u = store.remove(path) { slots.undo[ji] = Undo.code(u); t.changed += 1 }
+                                    // Removed at the switch: until then it is the last manifest's tile.
+                                    if store.fileStatus(path) != nil { slots.undo[ji] = Undo.code(.removeAtSwitch); t.changed += 1 }
                                     continue
                                 }
                                 t.dropped += rendered.dropped
@@ -78,7 +78,7 @@ final class TileWriter {
                                     if r * perRun + k >= failAt {
                                         throw StoreError(operation: "write", path: store.path(path), reason: "No space left on device (injected by VENUETILES_TEST_FAIL)", code: ENOSPC)
                                     }
-                                    slots.undo[ji] = Undo.code(try store.write(path, rendered.data))
+                                    slots.undo[ji] = Undo.code(try store.write(path, rendered.data, stage: true))
                                     t.changed += 1
                                 }
                                 slots.entries[ji] = Manifest.TileEntry(path: path, sha256: rendered.hash, bytes: rendered.data.count, key: keys[ji])
@@ -119,6 +119,37 @@ final class TileWriter {
         undo = []
     }
 
+    /// The switch: every staged tile renamed over its old file and every tile
+    /// that became blank removed, in a short burst just before the manifest, so
+    /// that until then each name holds the bytes the last manifest lists. The
+    /// old files go to the trash, so `revert` still puts them back.
+    func switchStaged() throws {
+        group.wait()
+        let runs = max(1, min(stores.count, undo.count))
+        let perRun = (undo.count + runs - 1) / runs
+        let failAt = TestHooks.failSwitchAfter ?? Int.max
+        let errors = undo.withUnsafeMutableBufferPointer { u in
+            let undo = UndoSlots(base: u.baseAddress!)
+            return Workers.map(runs, workers: runs, placeholder: nil as Error?) { _, r in
+                let store = stores[r]
+                var done = 0
+                for ji in (r * perRun)..<min((r + 1) * perRun, paths.count) where undo.base[ji] == Undo.staged || undo.base[ji] == Undo.removeAtSwitch {
+                    do {
+                        if r == 0 && done >= failAt {
+                            throw StoreError(operation: "rename to", path: store.path(paths[ji]), reason: "Input/output error (injected by VENUETILES_TEST_FAIL)", code: EIO)
+                        }
+                        undo.base[ji] = try store.switchStaged(paths[ji], Undo.decode(undo.base[ji])).map(Undo.code) ?? Undo.none
+                        done += 1
+                    } catch {
+                        return error
+                    }
+                }
+                return nil
+            }
+        }
+        if let e = errors.lazy.compactMap({ $0 }).first { throw e }
+    }
+
     /// Waits for the last batch; rethrows the first write error.
     func finish() throws {
         group.wait()
@@ -133,17 +164,24 @@ private struct Slots: @unchecked Sendable {
     let undo: UnsafeMutablePointer<Int32>
 }
 
+private struct UndoSlots: @unchecked Sendable { let base: UnsafeMutablePointer<Int32> }
+
 /// `TileStore.Undo` in four bytes per job (a large venue has a million jobs).
+/// Trash slots count up from 0, far from the two codes at the bottom of the range.
 private enum Undo {
     static let none: Int32 = -2
+    static let staged = Int32.min
+    static let removeAtSwitch = Int32.min + 1
     static func code(_ u: TileStore.Undo) -> Int32 {
         switch u {
         case .created: return -1
         case .replaced(let slot): return slot
         case .removed(let slot): return -3 - slot
+        case .staged: return staged
+        case .removeAtSwitch: return removeAtSwitch
         }
     }
     static func decode(_ c: Int32) -> TileStore.Undo {
-        c == -1 ? .created : c >= 0 ? .replaced(c) : .removed(-3 - c)
+        c == staged ? .staged : c == removeAtSwitch ? .removeAtSwitch : c == -1 ? .created : c >= 0 ? .replaced(c) : .removed(-3 - c)
     }
 }

@@ -1,6 +1,7 @@
 import Clients
 import Rendering
 import TileGeometry
+import VectorTiles
 
 /// Builds one vector tile from the items that touch it: layers in drawing
 /// order, features in item order.

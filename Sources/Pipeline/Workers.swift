@@ -161,3 +161,11 @@ private final class StreamState<T>: @unchecked Sendable {
         condition.unlock()
     }
 }
+
+/// CPU seconds (user and system) of the calling thread: the writer's time in
+/// `build --timings` (the renderers keep their own clock in Rendering).
+func threadCPUSeconds() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+}

@@ -346,8 +346,8 @@ public final class TileRenderer {
 }
 
 /// CPU seconds (user and system) of the calling thread: the renderers' draw
-/// and encode split and the writer's time in `build --timings`.
-public func threadCPUSeconds() -> Double {
+/// and encode split in `build --timings`.
+func threadCPUSeconds() -> Double {
     var t = timespec()
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
     return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9

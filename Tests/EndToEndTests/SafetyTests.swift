@@ -248,24 +248,69 @@ final class SafetyTests: XCTestCase {
 
     func testOldFilesStayUntilTheManifestSwitchesAndAKilledBuildIsFinishedNext() throws {
         try build()
-        let old = try JSONDecoder().decode(Paths.self, from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
-        // Fewer zooms: the build deletes every z20 tile, but only after its manifest.
+        // Fewer zooms (every z20 tile becomes stale) and a renamed shop (its
+        // tiles are replaced): neither is visible before the manifest switches.
+        try renameShop("Renamed While Served")
         let smaller = try CLI.writeConfig(dir, sources: [("h", "imdf", venue.path)], extra: #", "tilesets": [{"format": "png"}, {"format": "mvt"}], "zoom": {"min": 17, "max": 19}"#)
         let gate = dir.appendingPathComponent("gate").path
         let p = try CLI.start(["build", "--config", smaller.path, "-q"], env: ["VENUETILES_TEST_PAUSE": "committing:\(gate)"])
         try CLI.waitForFile(gate + ".reached")
-        for t in old.tiles { XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent(t.path).path), t.path) }
+        // Rendered and written, not switched: every name of the last manifest
+        // holds the bytes it lists (new files and staged ones are only extra).
+        let during = try CLI.run(["verify", "--output", out.path])
+        XCTAssertFalse(during.stdout.contains("missing:"), during.stdout)
+        XCTAssertFalse(during.stdout.contains("altered:"), during.stdout)
+        XCTAssertTrue(during.stdout.contains("unexpected:"), "the build wrote nothing? \(during.stdout)")
         kill(p.processIdentifier, SIGKILL)
         p.waitUntilExit()
-        // Killed before its manifest: every file of the old one is still there
-        // (replaced files change in place by rename, so only TileJSON differs).
         let v = try CLI.run(["verify", "--output", out.path])
         XCTAssertFalse(v.stdout.contains("missing:"), v.stdout)
+        XCTAssertFalse(v.stdout.contains("altered:"), v.stdout)
+        // The next build finishes the job: it equals a clean build, and verifies.
         try run(["build", "--config", smaller.path, "-q"])
         try assertVerifies()
         let clean = dir.appendingPathComponent("clean")
         try run(["build", "--config", smaller.path, "-q", "--output", clean.path])
         XCTAssertEqual(try Data(contentsOf: out.appendingPathComponent("manifest.json")), try Data(contentsOf: clean.appendingPathComponent("manifest.json")))
+    }
+
+    /// kill -9 at each point of the commit order, in turn over one folder:
+    /// before the switch the previous output is whole; at any point the next
+    /// build finishes the job and equals a clean build.
+    func testAKillAtEachPointOfTheCommitIsFinishedByTheNextBuild() throws {
+        try build()
+        for (k, point) in ["locked", "loading", "writing", "committing", "switched", "committed"].enumerated() {
+            try renameShop("Killed At \(point)")
+            let gate = dir.appendingPathComponent("gate-\(point)").path
+            let p = try CLI.start(["build", "--config", config.path, "-q"], env: ["VENUETILES_TEST_PAUSE": "\(point):\(gate)"])
+            try CLI.waitForFile(gate + ".reached")
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+            if k < 4 {
+                let v = try CLI.run(["verify", "--output", out.path])
+                XCTAssertFalse(v.stdout.contains("missing:") || v.stdout.contains("altered:"), "killed at \(point): \(v.stdout)")
+            }
+            try build()
+            try assertVerifies()
+            let clean = dir.appendingPathComponent("clean-\(point)")
+            try run(["build", "--config", config.path, "-q", "--output", clean.path])
+            XCTAssertEqual(try Data(contentsOf: out.appendingPathComponent("manifest.json")), try Data(contentsOf: clean.appendingPathComponent("manifest.json")),
+                           "killed at \(point), then built again: equal to a clean build")
+        }
+    }
+
+    func testAFailureDuringTheSwitchPutsThePreviousOutputBack() throws {
+        try build()
+        let before = CLI.snapshot(out)
+        try renameShop("Switch Fails")
+        for jobs in ["1", "2"] {
+            let r = try build(["--jobs", jobs], expect: 3, env: ["VENUETILES_TEST_FAIL": "switch-after:3"])
+            XCTAssertTrue(r.stderr.contains("Input/output error"), r.stderr)
+            XCTAssertEqual(CLI.snapshot(out), before, "jobs \(jobs): exactly the previous output")
+            try assertVerifies()
+        }
+        XCTAssertGreaterThan(try build().rendered, 0)
+        try assertVerifies()
     }
 
     // MARK: rebuilds keep every kind of output (meshes were deleted)

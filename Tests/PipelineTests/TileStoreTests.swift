@@ -87,4 +87,47 @@ final class TileStoreTests: XCTestCase {
         try store.write("p/20/5/8.png", Data([3]))
         XCTAssertEqual(contents("p/20/5/8.png"), Data([3]))
     }
+
+    /// A replaced file keeps its old bytes until the switch; a new file goes
+    /// in at once; a failed build puts back every one, whichever step it reached.
+    func testStagedFilesChangeOnlyAtTheSwitchAndRevertFromEitherSide() throws {
+        let store = TileStore(root: root, trash: Trash(root: root))
+        try store.write("p/17/1/old.png", Data([1]))
+        try store.write("p/17/1/gone.png", Data([2]))
+        XCTAssertEqual(try store.write("p/17/1/old.png", Data([9]), stage: true), .staged)
+        XCTAssertEqual(try store.write("p/17/1/new.png", Data([3]), stage: true), .created)
+        XCTAssertEqual(contents("p/17/1/old.png"), Data([1]), "the old bytes until the switch")
+        XCTAssertEqual(contents("p/17/1/.old.png.tmp"), Data([9]))
+        XCTAssertEqual(contents("p/17/1/new.png"), Data([3]))
+
+        // Reverted before the switch: the staged file goes, the old one was never touched.
+        store.revert("p/17/1/old.png", .staged)
+        XCTAssertNil(contents("p/17/1/.old.png.tmp"))
+        XCTAssertEqual(contents("p/17/1/old.png"), Data([1]))
+
+        XCTAssertEqual(try store.write("p/17/1/old.png", Data([9]), stage: true), .staged)
+        let replaced = try XCTUnwrap(try store.switchStaged("p/17/1/old.png", .staged))
+        let removed = try XCTUnwrap(try store.switchStaged("p/17/1/gone.png", .removeAtSwitch))
+        XCTAssertEqual(contents("p/17/1/old.png"), Data([9]))
+        XCTAssertNil(contents("p/17/1/gone.png"))
+        XCTAssertNil(contents("p/17/1/.old.png.tmp"))
+
+        // Reverted after the switch: the trash gives the old files back.
+        store.revert("p/17/1/old.png", replaced)
+        store.revert("p/17/1/gone.png", removed)
+        XCTAssertEqual(contents("p/17/1/old.png"), Data([1]))
+        XCTAssertEqual(contents("p/17/1/gone.png"), Data([2]))
+    }
+
+    /// Small files staged by path switch together, and revert like tiles.
+    func testStagedSmallFilesSwitchTogether() throws {
+        try TileStore(root: root).writeFile("a/tilejson.json", Data("old".utf8))   // the last build's
+        let store = TileStore(root: root, trash: Trash(root: root))
+        XCTAssertTrue(try store.writeIfChanged("a/tilejson.json", Data("new".utf8), stage: true))
+        XCTAssertEqual(contents("a/tilejson.json"), Data("old".utf8))
+        try store.switchStagedFiles()
+        XCTAssertEqual(contents("a/tilejson.json"), Data("new".utf8))
+        store.revertFiles()
+        XCTAssertEqual(contents("a/tilejson.json"), Data("old".utf8))
+    }
 }

@@ -58,7 +58,7 @@ final class MVFReaderTests: XCTestCase {
         let zip = dir.appendingPathComponent("v3.zip").path
         let names = try FileManager.default.subpathsOfDirectory(atPath: b.path).sorted().filter {
             var isDir: ObjCBool = false
-            FileManager.default.fileExists(atPath: b.appendingPathComponent($0).path, isDirectory: &isDir)
+            _ = FileManager.default.fileExists(atPath: b.appendingPathComponent($0).path, isDirectory: &isDir)
             return !isDir.boolValue
         }
         try ZipFixture.write(zip, try names.map { .file("bundle/" + $0, try Data(contentsOf: b.appendingPathComponent($0))) })

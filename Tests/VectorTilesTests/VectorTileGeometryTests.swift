@@ -1,4 +1,4 @@
-import Rendering
+import VectorTiles
 import TestSupport
 import TileGeometry
 import VenueModel

@@ -1,5 +1,5 @@
 import Foundation
-@testable import Rendering
+@testable import VectorTiles
 import TestSupport
 import TileGeometry
 import XCTest
