@@ -3,7 +3,6 @@ import PackageDescription
 
 let package = Package(
     name: "VenueTiles",
-    platforms: [.macOS(.v13)],
     products: [
         .executable(name: "venuetiles", targets: ["venuetiles"]),
         .library(name: "Pipeline", targets: ["Pipeline"]),
@@ -29,6 +28,8 @@ let package = Package(
         // Palette quantization of PNG tiles ("quantize": true).
         .systemLibrary(name: "CImageQuant", pkgConfig: "imagequant", providers: [.apt(["libimagequant-dev"])]),
 
+        // Worker threads (results in index order whatever the scheduling) and the thread CPU clock.
+        .target(name: "Threads"),
         // Value types of the normalized venue model. No I/O.
         .target(name: "VenueModel"),
         // Web Mercator, tile ids, coverage, clipping. No I/O.
@@ -36,7 +37,7 @@ let package = Package(
             "VenueModel", .product(name: "HeapModule", package: "swift-collections"),
         ]),
         // Readers: IMDF, MVF v2/v3, indoor GeoJSON (folder or zip through libzip); repair of bad features.
-        .target(name: "VenueFormats", dependencies: ["VenueModel", "TileGeometry", "CZip"]),
+        .target(name: "VenueFormats", dependencies: ["VenueModel", "TileGeometry", "Threads", "CZip"]),
         // Style spec: layer ids, parsing, default style.
         // The default style and sprite are JSON/PNG files in the repo, compiled into the binary.
         .target(name: "Styling", dependencies: ["VenueModel"], resources: [
@@ -45,13 +46,13 @@ let package = Package(
             .embedInCode("Resources/sprite@2x.json"), .embedInCode("Resources/sprite@2x.png"),
         ]),
         // Cairo raster renderer and PNG encoding.
-        .target(name: "Rendering", dependencies: ["VenueModel", "TileGeometry", "Styling", "CCairo", "CDeflate", "CXXHash", "CImageQuant"]),
+        .target(name: "Rendering", dependencies: ["VenueModel", "TileGeometry", "Styling", "Threads", "CCairo", "CDeflate", "CXXHash", "CImageQuant"]),
         // Mapbox Vector Tile 2.1 encoding: geometry commands, property tables, protobuf. No Cairo, no I/O.
         .target(name: "VectorTiles", dependencies: ["TileGeometry"]),
         // glTF 2.0 binary (.glb) writing of floor meshes. No I/O.
         .target(name: "Meshes", dependencies: ["Styling"]),
         // clients: MapLibre style, sprite copy, SDF glyphs, floors.json, preview page (MapLibre GL JS vendored).
-        .target(name: "Clients", dependencies: ["Styling", "CFreeType"], resources: [
+        .target(name: "Clients", dependencies: ["Styling", "Threads", "CFreeType"], resources: [
             .embedInCode("Resources/preview.html"), .copy("Resources/maplibre-gl"),
         ]),
         // Tile archives and path layouts: path templates, PMTiles v3, MBTiles 1.3, zip packages. No Cairo.
@@ -60,7 +61,7 @@ let package = Package(
         ]),
         // Config, floors, plan, render stage, tile store, manifest.
         .target(name: "Pipeline", dependencies: [
-            "VenueModel", "VenueFormats", "TileGeometry", "Styling", "Rendering", "VectorTiles", "Meshes", "Archives", "CZlib", "Clients",
+            "VenueModel", "VenueFormats", "TileGeometry", "Styling", "Rendering", "VectorTiles", "Meshes", "Archives", "Threads", "CZlib", "Clients",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // Publishing an output folder to another folder or to S3 (SigV4 over async-http-client).
@@ -88,6 +89,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["CZip"], path: "Tests/TestSupport"),
         .testTarget(name: "TileGeometryTests", dependencies: ["TileGeometry", "TestSupport"]),
         .testTarget(name: "VenueFormatsTests", dependencies: ["VenueFormats", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ThreadsTests", dependencies: ["Threads"]),
         .testTarget(name: "VectorTilesTests", dependencies: ["VectorTiles", "VenueModel", "TileGeometry", "TestSupport"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Styling", "VenueModel", "TileGeometry", "TestSupport", "CZlib"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TileGeometry", "Rendering", "VectorTiles", "Styling", "VenueFormats", "VenueModel", "TestSupport"], exclude: ["Golden"]),
@@ -97,3 +99,9 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["venuetiles", "VenueFormats", "VenueModel", "TileGeometry", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
     ]
 )
+
+// Our own targets compile with warnings as errors (dependencies are not ours
+// to fix, and SwiftPM does not pass these flags to them).
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-warnings-as-errors"])]
+}

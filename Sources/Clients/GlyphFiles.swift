@@ -1,4 +1,5 @@
 import Foundation
+import Threads
 
 /// Installed fonts by the names a style uses: "DejaVu Sans" (the regular
 /// face of a family) and "DejaVu Sans Bold" (family + style).
@@ -70,17 +71,14 @@ public enum GlyphFiles {
                 throw FontError(file: stack, operation: "find an installed font named \"\(stack)\" for the MapLibre glyphs", code: 0)
             }
             let fallbacks = catalog.fonts.keys.sorted().filter { $0 != stack }.compactMap { catalog[$0] }
-            var results = [Result?](repeating: nil, count: ranges.count)
-            var firstError: Error?
-            let lock = NSLock()
-            DispatchQueue.concurrentPerform(iterations: ranges.count) { i in
-                do {
-                    let r = try makeRange(ranges[i], stack: stack, primary: primary, fallbacks: fallbacks, wanted: wanted)
-                    lock.lock(); results[i] = r; lock.unlock()
-                } catch { lock.lock(); firstError = firstError ?? error; lock.unlock() }
+            // The first error by range, not by time: the same one whatever the scheduling.
+            let made = Workers.map(ranges.count, workers: ProcessInfo.processInfo.activeProcessorCount, placeholder: Swift.Result<Result, Error>?.none) { _, i in
+                Swift.Result { try makeRange(ranges[i], stack: stack, primary: primary, fallbacks: fallbacks, wanted: wanted) }
             }
-            if let firstError { throw firstError }
-            for r in results { files += r!.files; missing[stack, default: []] += r!.missing[stack] ?? [] }
+            for m in made {
+                let r = try m!.get()
+                files += r.files; missing[stack, default: []] += r.missing[stack] ?? []
+            }
         }
         return Result(files: files, missing: missing.filter { !$0.value.isEmpty })
     }

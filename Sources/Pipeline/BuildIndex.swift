@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Styling
+import Threads
 #if canImport(Glibc)
 import Glibc
 #endif

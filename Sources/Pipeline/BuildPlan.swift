@@ -1,4 +1,5 @@
 import Foundation
+import Threads
 
 /// The Plan, Keys and Diff stages' result: every tile the build makes, with its
 /// path, input key and what to do with it (render, or reuse the last build's

@@ -5,6 +5,7 @@ import Dispatch
 import Foundation
 import Rendering
 import Styling
+import Threads
 import TileGeometry
 import VectorTiles
 import VenueModel

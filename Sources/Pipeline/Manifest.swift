@@ -1,4 +1,5 @@
 import Foundation
+import Threads
 
 /// output/manifest.json: what a build produced. Written last, atomically, with
 /// sorted keys and no timestamps, so the same build gives the same bytes.

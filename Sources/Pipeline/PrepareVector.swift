@@ -1,6 +1,7 @@
 import Crypto
 import Rendering
 import Styling
+import Threads
 import TileGeometry
 import VectorTiles
 import VenueModel

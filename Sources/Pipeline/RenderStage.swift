@@ -1,6 +1,7 @@
 import Foundation
 import Rendering
 import Styling
+import Threads
 import VectorTiles
 
 /// What the Render and Store stages leave: each job's manifest entry (or

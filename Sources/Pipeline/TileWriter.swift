@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Threads
 
 /// The Store stage: a writer that takes rendered batches in plan order and
 /// writes each (on `writers` threads) while the workers render the next batch.

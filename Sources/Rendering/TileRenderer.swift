@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 #endif
 import Styling
+import Threads
 import TileGeometry
 
 /// The resolved paint of one feature.
@@ -343,12 +344,4 @@ public final class TileRenderer {
     }
 
     public var pixels: ImageSurface { tile.surface }
-}
-
-/// CPU seconds (user and system) of the calling thread: the renderers' draw
-/// and encode split in `build --timings`.
-func threadCPUSeconds() -> Double {
-    var t = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
-    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Threads
 import VenueModel
 
 /// Reads an Apple IMDF dataset (a folder or a `.zip`) into a `Venue`.
@@ -205,26 +206,15 @@ public struct IMDFReader {
     static func parse(_ bytes: [Result<Data, Error>], files: [String], threads: Int) -> [(features: Result<[RawFeature], Error>, diagnostics: Diagnostics)] {
         func size(_ k: Int) -> Int { (try? bytes[k].get())?.count ?? 0 }
         let order = bytes.indices.sorted { size($0) > size($1) }
+        let parsed = Workers.map(order.count, workers: threads, placeholder: (features: Result<[RawFeature], Error>.success([]), diagnostics: Diagnostics())) { _, n in
+            let k = order[n]
+            var r = GeoJSONReader(file: files[k], diagnostics: Diagnostics())
+            let features = Result { try r.features(try bytes[k].get()) }
+            return (features, r.diagnostics)
+        }
         var out = [(features: Result<[RawFeature], Error>, diagnostics: Diagnostics)](
             repeating: (.success([]), Diagnostics()), count: bytes.count)
-        let lock = NSLock()
-        var next = 0
-        out.withUnsafeMutableBufferPointer { slots in
-            let slots = slots
-            DispatchQueue.concurrentPerform(iterations: max(1, min(threads, order.count))) { _ in
-                while true {
-                    lock.lock()
-                    let n = next
-                    next += 1
-                    lock.unlock()
-                    guard n < order.count else { return }
-                    let k = order[n]
-                    var r = GeoJSONReader(file: files[k], diagnostics: Diagnostics())
-                    let features = Result { try r.features(try bytes[k].get()) }
-                    slots[k] = (features, r.diagnostics)
-                }
-            }
-        }
+        for (n, k) in order.enumerated() { out[k] = parsed[n] }
         return out
     }
 

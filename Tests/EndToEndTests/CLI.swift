@@ -108,7 +108,7 @@ enum CLI {
             if !state && (rel == ".venuetiles" || rel.hasSuffix("/.venuetiles")) { e.skipDescendants(); continue }
             let path = dir.appendingPathComponent(rel).path
             var isDir: ObjCBool = false
-            FileManager.default.fileExists(atPath: path, isDirectory: &isDir)
+            _ = FileManager.default.fileExists(atPath: path, isDirectory: &isDir)
             if isDir.boolValue { out[rel] = "dir"; continue }
             let data = FileManager.default.contents(atPath: path) ?? Data()
             let mtime = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0

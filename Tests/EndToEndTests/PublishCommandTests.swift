@@ -52,6 +52,7 @@ final class PublishCommandTests: XCTestCase {
         return CLI.Result(status: p.terminationStatus, stdout: String(decoding: od, as: UTF8.self), stderr: String(decoding: ed, as: UTF8.self))
     }
 
+    @discardableResult
     func build(file: StaticString = #filePath, line: UInt = #line) throws -> CLI.Result {
         let r = try CLI.run(["build", "--config", config.path, "-q"])
         XCTAssertEqual(r.status, 0, r.stderr, file: file, line: line)

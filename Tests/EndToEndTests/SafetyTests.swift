@@ -28,6 +28,7 @@ final class SafetyTests: XCTestCase {
         return r
     }
 
+    @discardableResult
     func build(_ extra: [String] = [], expect: Int32? = 0, env: [String: String] = [:], file: StaticString = #filePath, line: UInt = #line) throws -> CLI.Result {
         try run(["build", "--config", config.path, "-q"] + extra, expect: expect, env: env, file: file, line: line)
     }
@@ -140,7 +141,7 @@ final class SafetyTests: XCTestCase {
         let second = try build(["--force"], expect: 4)
         XCTAssertTrue(second.stderr.contains("another venuetiles build"), second.stderr)
         XCTAssertTrue(FileManager.default.fileExists(atPath: earlier.appendingPathComponent("0").path), "the refused build deleted nothing")
-        FileManager.default.createFile(atPath: gate, contents: nil)
+        _ = FileManager.default.createFile(atPath: gate, contents: nil)
         first.waitUntilExit()
         XCTAssertEqual(first.terminationStatus, 0)
         try assertVerifies()
@@ -210,7 +211,7 @@ final class SafetyTests: XCTestCase {
         let p = try CLI.start(["build", "--config", config.path, "-q"], env: ["VENUETILES_TEST_PAUSE": "loading:\(gate)"])
         try CLI.waitForFile(gate + ".reached")
         try renameShop("Edit F")
-        FileManager.default.createFile(atPath: gate, contents: nil)
+        _ = FileManager.default.createFile(atPath: gate, contents: nil)
         p.waitUntilExit()
         XCTAssertEqual(p.terminationStatus, 0)
         // Back to E: the tiles are F's, so this is no no-op.

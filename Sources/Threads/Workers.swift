@@ -1,6 +1,9 @@
 import Dispatch
 import Foundation
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The one way the pipeline spreads work over threads.
 ///
@@ -11,9 +14,9 @@ import Synchronization
 /// encoder) stays on its thread; results land in index order whatever the
 /// scheduling, and nothing a worker owns changes its output, so the output
 /// does not depend on the scheduling.
-enum Workers {
+package enum Workers {
     /// `body(worker, index)` for every index in 0..<count; the results in index order.
-    static func map<T>(_ count: Int, workers: Int, placeholder: T, _ body: (_ worker: Int, _ index: Int) -> T) -> [T] {
+    package static func map<T>(_ count: Int, workers: Int, placeholder: T, _ body: (_ worker: Int, _ index: Int) -> T) -> [T] {
         var out = [T](repeating: placeholder, count: count)
         let workers = max(1, min(workers, count))
         let next = Atomic<Int>(0)
@@ -51,7 +54,7 @@ extension Workers {
     ///
     /// When `deliver` throws, workers stop taking indices; the call returns
     /// once they have all finished, and throws that error.
-    static func stream<T>(_ count: Int, workers: Int, ends: [Int], ahead: Int = 2, placeholder: T,
+    package static func stream<T>(_ count: Int, workers: Int, ends: [Int], ahead: Int = 2, placeholder: T,
                           _ body: @escaping (_ worker: Int, _ index: Int) -> T,
                           deliver: (_ range: Range<Int>, _ results: [T]) throws -> Void) throws {
         precondition(ends.last == count || (count == 0 && ends.isEmpty), "ranges do not end at \(count)")
@@ -162,9 +165,9 @@ private final class StreamState<T>: @unchecked Sendable {
     }
 }
 
-/// CPU seconds (user and system) of the calling thread: the writer's time in
-/// `build --timings` (the renderers keep their own clock in Rendering).
-func threadCPUSeconds() -> Double {
+/// CPU seconds (user and system) of the calling thread: the renderers' draw
+/// and encode split and the writer's time in `build --timings`.
+package func threadCPUSeconds() -> Double {
     var t = timespec()
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
     return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9

@@ -1,5 +1,5 @@
 import Foundation
-@testable import Pipeline
+import Threads
 import XCTest
 
 /// `Workers.stream`: every index once, ranges delivered whole and in order,
