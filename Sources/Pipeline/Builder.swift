@@ -229,6 +229,13 @@ public final class Builder {
         run.summary.bytes = counts.bytes.reduce(0, +)
         run.summary.blankSkipped = counts.blanks.reduce(0, +)
         let c = BuildIndex.Counts(tiles: run.summary.tilesWritten, bytes: run.summary.bytes, blank: run.summary.blankSkipped, warnings: run.summary.warnings)
+        run.lap("manifest lists")
+        try pauseForTests("committing", cancellation)
+        // The last moment to stop: from here the build finishes (its output is complete).
+        try cancellation.check()
+        try commit.switchFiles()                                                // Switch
+        run.lap("switch")
+        try pauseForTests("switched", cancellation)
         try writeManifest(manifest, plan, records: lists.records, changedFiles: rendered.changedFiles + tileJSON.changed + meshes.changed + clientsChanged,
                           fingerprint: inputs.fingerprint, counts: c, commit: commit)
         run.lap("manifest+delete")

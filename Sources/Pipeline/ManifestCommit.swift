@@ -30,11 +30,6 @@ extension Builder {
         func produce(_ emit: (Data) throws -> Void) throws {
             indexResult.text = try manifest.write(workers: jobs, segments: segments, written: { oldManifest?.release($0) }, emit)
         }
-        try pauseForTests("committing", cancellation)
-        // The last moment to stop: from here the build finishes (its output is complete).
-        try cancellation.check()
-        try commit.switchFiles()
-        try pauseForTests("switched", cancellation)
         var manifestWritten = changedFiles > 0 || !commit.toDelete.isEmpty || !plan.crashed.isEmpty
         let manifestDecided = !manifestWritten
         if manifestDecided {
