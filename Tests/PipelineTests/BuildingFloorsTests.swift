@@ -131,6 +131,27 @@ final class BuildingFloorsTests: XCTestCase {
         XCTAssertFalse(placed.isEmpty)
     }
 
+    /// An outdoor level (a plaza in no building) is on its ordinal floor and
+    /// the overview, on no building floor.
+    func testOutdoorLevelsAreOnOutdoorsAndNotOnBuildingFloors() throws {
+        var v = try venue()
+        let (x, y, d) = (10.0013, 53.5402, 0.0002)
+        let ring = [LonLat(lon: x, lat: y), LonLat(lon: x + d, lat: y), LonLat(lon: x + d, lat: y + d), LonLat(lon: x, lat: y + d), LonLat(lon: x, lat: y)]
+        v.levels.append(Level(id: "plaza", ordinal: 0, name: LocalizedName(), shortName: LocalizedName(), outdoor: true, buildingIDs: [],
+                              category: "unspecified", geometry: .polygon(Polygon(rings: [ring]))))
+        v.features.append(Feature(id: "kiosk", featureClass: .room, category: "room", levelID: "plaza", name: LocalizedName(["en": "Plaza Kiosk"]),
+                                  geometry: .polygon(Polygon(rings: [ring]))))
+        var o = PrepareOptions()
+        o.floorKinds = [.ordinal, .building]; o.outdoors = true
+        let p = Prepare.run(sourceID: "h", venue: v, style: .builtIn, options: o)
+        let outdoors = try XCTUnwrap(p.overlays.first { $0.kind == .outdoors })
+        XCTAssertTrue(outdoors.featureIDs.contains("plaza") && outdoors.featureIDs.contains("kiosk"), "\(outdoors.featureIDs)")
+        XCTAssertEqual(outdoors.floor.levels.map(\.id), ["plaza"])
+        XCTAssertTrue(p.floors.first { $0.id == "floor_0" }!.featureIDs.contains("kiosk"))
+        for f in p.floors where f.floor.building != nil { XCTAssertFalse(f.featureIDs.contains("kiosk"), f.id) }
+        XCTAssertFalse(outdoors.labels.contains { $0.featureID == "kiosk" }, "no unit labels on the overview")
+    }
+
     /// 17.3: a building's label only on floors where the building has levels.
     func testBuildingLabelsOnlyOnFloorsOfTheirBuilding() throws {
         let p = try prepare()
