@@ -40,10 +40,11 @@ final class BuildingFloorsTests: XCTestCase {
 
     @discardableResult
     func build(floors: String = #"["ordinal", "building"]"#, layers: String = #"["floors", "outdoors", "building_outlines", "floor_shadows"]"#,
-               zoom: (Int, Int) = (18, 19), style: String? = nil, dryRun: Bool = false, log: ((String) -> Void)? = nil) throws -> BuildSummary {
+               zoom: (Int, Int) = (18, 19), style: String? = nil, dryRun: Bool = false, mvt: Bool = true,
+               log: ((String) -> Void)? = nil) throws -> BuildSummary {
         let file = work.appendingPathComponent("pipeline.json")
         let s = style.map { #", "style": "\#($0)""# } ?? ""
-        try Data(#"{"output": "out", "floors": \#(floors), "zoom": {"min": \#(zoom.0), "max": \#(zoom.1)}, "sources": [{"id": "h", "format": "imdf", "path": "venue"}], "tilesets": [{"format": "png", "layers": \#(layers)}, {"format": "mvt"}]\#(s)}"#.utf8).write(to: file)
+        try Data(#"{"output": "out", "floors": \#(floors), "zoom": {"min": \#(zoom.0), "max": \#(zoom.1)}, "sources": [{"id": "h", "format": "imdf", "path": "venue"}], "tilesets": [{"format": "png", "layers": \#(layers)}\#(mvt ? #", {"format": "mvt"}"# : "")]\#(s)}"#.utf8).write(to: file)
         let c = try PipelineConfig.load(path: file.path)
         return try Builder(config: c, options: BuildOptions(jobs: 2, dryRun: dryRun), log: log ?? { _ in }).run()
     }
@@ -109,6 +110,11 @@ final class BuildingFloorsTests: XCTestCase {
         // The venue-wide pyramid holds one stack: each feature once.
         let all = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("h/all/mvt/tilejson.json"))) as! [String: Any]
         XCTAssertFalse((all["vector_layers"] as? [[String: Any]] ?? []).isEmpty)
+        // Archives take every pyramid, the new ones included.
+        let written = try ArchiveExport.run(output: out.path, request: .init(format: .pmtiles, destination: work.appendingPathComponent("arch").path))
+        let archived = Set(written.map(\.path))
+        for id in layerIDs + ["floor_b2_0", "floor_m1"] { XCTAssertTrue(archived.contains("h/\(id)/png.pmtiles"), "\(id): \(archived.sorted())") }
+        XCTAssertTrue(archived.contains("h/floor_b1_0/mvt.pmtiles"))
         // 1 and N workers: the same files.
         let first = try manifest()["tiles"] as! [[String: Any]]
         try FileManager.default.removeItem(at: out)
@@ -213,6 +219,24 @@ final class BuildingFloorsTests: XCTestCase {
         let warnings = lines.filter { $0.hasPrefix("warning:") }
         XCTAssertEqual(summary.warnings, warnings.count, "counted")
         XCTAssertEqual(warnings.filter { $0.contains("\"floor_rooms_floor_b9_0\"") }.count, 1, "\(lines)")
+    }
+
+    /// `validate` warns as the build does; a font-name that is not installed is named.
+    func testValidateWarnsOnExactIDsAndUninstalledFonts() throws {
+        let file = work.appendingPathComponent("v.json")
+        try Data(##"{"id": "v", "version": "1.1", "styles": [{"layer-id": "floor_rooms_floor_b9_0", "fill-color": "#FF0000"}, {"layer-id": "floor_rooms_floor_b2_0", "fill-color": "#FF0000"}, {"layer-id": "building_labels_[BUILDING]", "font-name": "No Such Font Sans"}]}"##.utf8).write(to: file)
+        let config = work.appendingPathComponent("validate.json")
+        try Data(#"{"output": "out", "floors": ["ordinal", "building"], "style": "v.json", "sources": [{"id": "h", "format": "imdf", "path": "venue"}]}"#.utf8).write(to: config)
+        let reports = Validation.run(config: try PipelineConfig.load(path: config.path))
+        let messages = reports.flatMap(\.diagnostics).filter { $0.kind == .warning }.map(\.message)
+        XCTAssertEqual(messages.filter { $0.contains("floor_b9_0") }.count, 1, "\(messages)")
+        XCTAssertFalse(messages.contains { $0.contains("\"floor_rooms_floor_b2_0\"") }, "building 2's floor 0 exists")
+        // Raster labels would fall back to another font: a warning names it. (MapLibre glyphs cannot: with mvt it is an error.)
+        var lines = [String]()
+        try build(layers: #"["floors"]"#, zoom: (18, 18), style: file.path, mvt: false, log: { lines.append($0) })
+        XCTAssertEqual(lines.filter { $0.contains("\"No Such Font Sans\"") && $0.contains("not an installed font") }.count, 1, "\(lines)")
+        XCTAssertFalse(lines.contains { $0.contains("DejaVu Sans\"") && $0.contains("not an installed") })
+        XCTAssertThrowsError(try build(layers: #"["floors"]"#, zoom: (18, 18), style: file.path)) { XCTAssertTrue("\($0)".contains("No Such Font Sans"), "\($0)") }
     }
 
     // MARK: - shadows
