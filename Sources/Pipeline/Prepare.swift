@@ -94,6 +94,9 @@ public enum Prepare {
                 if floors.isEmpty { floors = Floor.group(venue.levels) }
             }
             floors += byBuilding
+            if !options.floorKinds.contains(.ordinal) && !byBuilding.isEmpty {
+                warnings += levelsLeftOut(venue, byBuilding, outdoors: options.outdoors, sourceID: sourceID)
+            }
         }
         let ctx = Context(venue: venue, style: style, sprite: sprite)
         let prepared = floors.map { floor -> PreparedFloor in
@@ -113,6 +116,16 @@ public enum Prepare {
         out.overlays = overlays(ctx, out, options)
         out.warnings = warnings
         return out
+    }
+
+    /// Levels a build of building floors alone does not draw: indoor levels of
+    /// no known building, and outdoor levels when the overview is not built.
+    static func levelsLeftOut(_ venue: Venue, _ byBuilding: [Floor], outdoors: Bool, sourceID: String) -> [String] {
+        let drawn = Set(byBuilding.flatMap { $0.levels.map(\.id) })
+        let left = venue.levels.filter { !drawn.contains($0.id) && !($0.outdoor && outdoors) }.map(\.id).sorted()
+        guard !left.isEmpty else { return [] }
+        return ["\(sourceID): \"floors\": \"building\": \(left.count) level(s) are on no building floor (\(left.prefix(5).joined(separator: ", "))\(left.count > 5 ? ", …" : "")): "
+                + "no known building (or outdoor without the outdoors layer); add \"ordinal\" to \"floors\" to draw them"]
     }
 
     /// What every floor of a venue shares while preparing: the style, the

@@ -156,6 +156,14 @@ final class BuildingFloorsTests: XCTestCase {
         XCTAssertTrue(p.floors.first { $0.id == "floor_0" }!.featureIDs.contains("kiosk"))
         for f in p.floors where f.floor.building != nil { XCTAssertFalse(f.featureIDs.contains("kiosk"), f.id) }
         XCTAssertFalse(outdoors.labels.contains { $0.featureID == "kiosk" }, "no unit labels on the overview")
+        XCTAssertEqual(p.warnings, [])
+        // Building floors alone, no overview: the plaza is drawn nowhere, which is said.
+        o.floorKinds = [.building]; o.outdoors = false
+        let alone = Prepare.run(sourceID: "h", venue: v, style: .builtIn, options: o)
+        XCTAssertEqual(alone.warnings.count, 1)
+        XCTAssertTrue(alone.warnings[0].contains("plaza") && alone.warnings[0].contains("\"ordinal\""), alone.warnings[0])
+        o.outdoors = true
+        XCTAssertEqual(Prepare.run(sourceID: "h", venue: v, style: .builtIn, options: o).warnings, [])
     }
 
     /// 17.3: a building's label only on floors where the building has levels.
