@@ -77,6 +77,9 @@ extension Prepare {
     static let shadowReachMetres = 0.8
     /// Strokes per shadow: each one step further from the edge and fainter.
     static let shadowSteps = 4
+    /// Side of the cells shadow edges are grouped in, in Mercator metres.
+    static let shadowCellMetres = 16.0
+    struct Cell: Hashable { var x: Int; var y: Int }
 
     /// `floor_shadows_<floor>`: a soft shadow cast south-east by the floor's
     /// walls, fixtures and unit outlines, to lay over a client's own vector
@@ -88,31 +91,52 @@ extension Prepare {
         let entry = ctx.style.resolve("floor_shadows_[FLOOR]", floors: f.floor.styleIDs)
         if entry?.hidden == true { return nil }
         let color = entry?.fillColor ?? defaultShadow
-        var edges = [[MercatorPoint]]()
+        guard color.a > 0 else { return nil }
+        // Nearer strokes darker; together they add up to about the entry's alpha at the edge.
+        let steps = (1...shadowSteps).map { step -> (offset: Double, color: Color) in
+            var c = color
+            c.a = UInt8((Double(color.a) * 2 * Double(shadowSteps + 1 - step) / Double(shadowSteps * (shadowSteps + 1))).rounded())
+            return (Double(step) / Double(shadowSteps), c)
+        }.filter { $0.color.a > 0 }
+        // The casting edges as segments, grouped into square cells by their
+        // middle: a tile draws only the cells that reach it, and a wall that two
+        // units share (the same segment twice) is in one stroke, so its shadow
+        // is not darkened twice.
+        var cells = [Cell: [[MercatorPoint]]]()
+        var cellIDs = [Cell: String]()
+        var anchor: MercatorPoint?
         for level in f.floor.levels {
             for feat in ctx.byLevel[level.id] ?? [] where castsShadow(feat.featureClass) && feat.sourcePaint?.hidden != true {
+                var lines = [[MercatorPoint]]()
                 switch ProjectedGeometry(feat.geometry) {
-                case .polygons(let polys): for rings in polys { edges += rings.map { $0 + [$0[0]] } }
-                case .lines(let ls): edges += ls
+                case .polygons(let polys): for rings in polys { lines += rings.map { $0 + [$0[0]] } }
+                case .lines(let ls): lines += ls
                 case .points: break
+                }
+                for l in lines where l.count >= 2 {
+                    if anchor == nil { anchor = l[0] }
+                    for i in 1..<l.count where l[i - 1] != l[i] {
+                        let c = Cell(x: Int(((l[i - 1].x + l[i].x) / 2 / shadowCellMetres).rounded(.down)),
+                                     y: Int(((l[i - 1].y + l[i].y) / 2 / shadowCellMetres).rounded(.down)))
+                        cells[c, default: []].append([l[i - 1], l[i]])
+                        if cellIDs[c] == nil { cellIDs[c] = feat.id }
+                    }
                 }
             }
         }
-        guard !edges.isEmpty, color.a > 0 else { return nil }
-        // Mercator metres per ground metre at the floor's latitude.
-        let lat = WebMercator.unproject(edges[0][0]).lat * .pi / 180
-        let reach = shadowReachMetres / max(0.01, cos(lat))
-        var items = [DrawItem]()
-        for step in 1...shadowSteps {
-            let d = reach * Double(step) / Double(shadowSteps) / 2.squareRoot()
-            var c = color
-            // Nearer strokes darker; together they add up to about the entry's alpha at the edge.
-            c.a = UInt8((Double(color.a) * 2 * Double(shadowSteps + 1 - step) / Double(shadowSteps * (shadowSteps + 1))).rounded())
-            guard c.a > 0 else { continue }
-            let moved = edges.map { $0.map { MercatorPoint(x: $0.x + d, y: $0.y - d) } }
-            items.append(DrawItem(geometry: .lines(moved), paint: Paint(line: c)))
+        guard let any = anchor else { return nil }
+        // Mercator metres per ground metre at the floor's latitude (taken once: a floor is small).
+        let reach = shadowReachMetres / max(0.01, cos(WebMercator.unproject(any).lat * .pi / 180))
+        var items = [DrawItem](), ids = [String]()
+        for c in cells.keys.sorted(by: { ($0.y, $0.x) < ($1.y, $1.x) }) {
+            for (offset, color) in steps {
+                let d = reach * offset / 2.squareRoot()
+                items.append(DrawItem(geometry: .lines(cells[c]!.map { $0.map { MercatorPoint(x: $0.x + d, y: $0.y - d) } }), paint: Paint(line: color)))
+                ids.append(cellIDs[c]!)
+            }
         }
-        return PreparedFloor(floor: f.floor, items: items, featureIDs: items.map { _ in "shadow" },
+        guard !items.isEmpty else { return nil }
+        return PreparedFloor(floor: f.floor, items: items, featureIDs: ids,
                              id: "floor_shadows_\(f.id)", kind: .shadows(floor: f.id))
     }
 
