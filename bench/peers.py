@@ -96,7 +96,7 @@ def load_floor_map(floors, fid, size):
     import mapnik
     m = mapnik.Map(size, size)
     mapnik.load_map_from_string(m, STYLE)
-    ordinal = int(fid[len("floor_b"):]) * -1 if fid.startswith("floor_b") else int(fid[len("floor_"):])
+    ordinal = int(fid[len("floor_m"):]) * -1 if fid.startswith("floor_m") else int(fid[len("floor_"):])
     ds = mapnik.Datasource(type="geojson", file=os.path.join(floors, f"floor_{ordinal}.geojson"))
     layer = mapnik.Layer(fid, "epsg:4326")
     layer.datasource = ds

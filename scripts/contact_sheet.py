@@ -2,6 +2,10 @@
 """Stitches one floor's PNG tiles at a few zooms into one image (docs/contact-sheet.png).
 
 usage: scripts/contact_sheet.py OUTPUT_DIR SOURCE_ID FLOOR_ID OUT.png [--zooms 19,21] [--tileset png]
+                                [--overlay floor_shadows_floor_0]
+
+FLOOR_ID may be any raster pyramid (`outdoors`, `building_outlines_building_1`); --overlay
+composites another pyramid's tiles over it (a shadow pyramid over its floor), as a client does.
 
 Needs Pillow (Debian: python3-pil). Tiles missing from the pyramid (blank, never
 written) show the checkerboard, so the sheet also shows which tiles exist.
@@ -13,13 +17,18 @@ import sys
 from PIL import Image, ImageDraw
 
 
-def stitch(root, zoom):
+def tiles_of(root, zoom):
     zdir = os.path.join(root, str(zoom))
     tiles = {}
-    for x in os.listdir(zdir):
+    for x in os.listdir(zdir) if os.path.isdir(zdir) else []:
         for f in os.listdir(os.path.join(zdir, x)):
             if f.endswith(".png"):
                 tiles[(int(x), int(f[:-4]))] = os.path.join(zdir, x, f)
+    return tiles
+
+
+def stitch(root, zoom, overlay=None):
+    tiles = tiles_of(root, zoom)
     xs = [k[0] for k in tiles]
     ys = [k[1] for k in tiles]
     first = Image.open(next(iter(tiles.values())))
@@ -33,6 +42,11 @@ def stitch(root, zoom):
     for (x, y), path in tiles.items():
         t = Image.open(path).convert("RGBA")
         sheet.alpha_composite(t, ((x - min(xs)) * size, (y - min(ys)) * size))
+    if overlay:
+        # Only where the base pyramid has tiles: the sheet's extent is the base's.
+        for (x, y), path in tiles_of(overlay, zoom).items():
+            if (x, y) in tiles:
+                sheet.alpha_composite(Image.open(path).convert("RGBA"), ((x - min(xs)) * size, (y - min(ys)) * size))
     return sheet, len(tiles)
 
 
@@ -45,13 +59,15 @@ def main():
     ap.add_argument("--zooms", default="19,21")
     ap.add_argument("--tileset", default="png")
     ap.add_argument("--max-width", type=int, default=2600)
+    ap.add_argument("--overlay", help="another pyramid of the venue drawn over this one")
     a = ap.parse_args()
     root = os.path.join(a.output, a.source, a.floor, a.tileset)
     if not os.path.isdir(root):
         sys.exit(f"error: {root}: no such pyramid")
     parts = []
     for z in [int(s) for s in a.zooms.split(",")]:
-        img, n = stitch(root, z)
+        overlay = os.path.join(a.output, a.source, a.overlay, a.tileset) if a.overlay else None
+        img, n = stitch(root, z, overlay)
         if img.size[0] > a.max_width:
             img = img.resize((a.max_width, int(img.size[1] * a.max_width / img.size[0])), Image.LANCZOS)
         parts.append((z, n, img))
@@ -62,7 +78,7 @@ def main():
     d = ImageDraw.Draw(out)
     y = pad
     for z, n, img in parts:
-        d.text((pad, y + 6), f"{a.source} / {a.floor} / {a.tileset}   z{z}   {n} tiles", fill=(40, 40, 40, 255))
+        d.text((pad, y + 6), f"{a.source} / {a.floor}{' + ' + a.overlay if a.overlay else ''} / {a.tileset}   z{z}   {n} tiles", fill=(40, 40, 40, 255))
         y += head
         out.alpha_composite(img, (pad, y))
         y += img.size[1] + pad

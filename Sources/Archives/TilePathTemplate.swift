@@ -10,7 +10,7 @@ public struct TemplateError: Error, CustomStringConvertible, Equatable {
 /// Everything a tile's path may depend on.
 public struct TilePathValues: Sendable, Equatable {
     public var venue: String
-    /// The floor id (`floor_0`, `floor_b1`, … or `all` for the venue-wide vector pyramid).
+    /// The floor id (`floor_0`, `floor_m1`, `floor_b1_0`, `outdoors`, … or `all` for the venue-wide vector pyramid).
     public var floor: String
     /// The floor's ordinal; nil for the venue-wide pyramid, written `all`.
     public var ordinal: Int?

@@ -178,7 +178,7 @@ extension Builder {
     func findStale(_ plan: inout BuildPlan, _ venues: [PreparedVenue], clientFiles: [String], matched: [Bool]) {
         plan.otherFiles = Set(plan.pyramids.map { $0.directory + "/tilejson.json" }).union(clientFiles)
         if config.mesh != nil {
-            for v in venues { plan.otherFiles.formUnion(v.floors.map { "\(v.sourceID)/\($0.id)/mesh.glb" } + ["\(v.sourceID)/venue.glb"]) }
+            for v in venues { plan.otherFiles.formUnion(v.primaryFloors.map { "\(v.sourceID)/\($0.id)/mesh.glb" } + ["\(v.sourceID)/venue.glb"]) }
         }
         var plannedPaths: Set<String>?   // built only when a path must be looked up
         func planned(_ p: String) -> Bool {

@@ -189,7 +189,7 @@ public final class Builder {
         let pending = PreviousBuild.Pending(store: store, checkFiles: true)
 
         let inputs = try loadInputs(&run)                                       // Load
-        let venues = inputs.loaded.map { Prepare.run(sourceID: $0.sourceID, venue: $0.venue, style: inputs.style, sprite: inputs.sprites.one) }
+        let venues = prepare(inputs, &run)
         let pyramids = describe(venues, zooms: zooms)                           // Prepare
         try checkTileBudget(pyramids, venues, zooms: zooms)
         let clients = try clientFiles(venues, pyramids, style: inputs.style, sprites: inputs.sprites)   // web clients' files
@@ -307,6 +307,7 @@ public final class Builder {
     /// input digest; not planned yet.
     func describe(_ venues: [PreparedVenue], zooms: [Int]) -> [Pyramid] {
         let wantsRaster = config.tilesets.contains { $0.format == .png }
+        let sheetCounts = venues.map { $0.floors.count + $0.overlays.count }
         let wantsVector = config.tilesets.contains { $0.format == .mvt }
         let vectors = wantsVector ? venues.map { PrepareVector.run($0, workers: options.jobs) } : []
         var pyramids = [Pyramid]()
@@ -314,7 +315,8 @@ public final class Builder {
             for (ti, ts) in config.tilesets.enumerated() {
                 switch ts.format {
                 case .png:
-                    for (fi, f) in v.floors.enumerated() {
+                    for fi in 0..<sheetCounts[vi] where ts.draws(v.sheet(fi).kind) {
+                        let f = v.sheet(fi)
                         pyramids.append(Pyramid(venue: vi, name: f.id, tileset: ti, content: .raster(f.items), plans: [], itemKeys: [],
                                                 directory: "\(v.sourceID)/\(f.id)/\(ts.directoryName)", floor: fi))
                     }
@@ -338,7 +340,7 @@ public final class Builder {
             for (i, r) in refs.enumerated() { out[r.0].append(flat[i]) }
             return out
         }
-        let rasterKeys = perFloor(wantsRaster ? venues.map(\.floors.count) : []) { venues[$0].floors[$1].items.map(InputKeys.raster) }
+        let rasterKeys = perFloor(wantsRaster ? sheetCounts : []) { venues[$0].sheet($1).items.map(InputKeys.raster) }
         let vectorKeys = perFloor(vectors.map(\.floors.count)) { vectors[$0].floors[$1].map(InputKeys.vector) }
         let allKeys = vectors.indices.map { vi in vectors[vi].allSource.map { vectorKeys[vi][$0.floor][$0.index] } }
         let digested = Workers.map(pyramids.count, workers: options.jobs, placeholder: (Digest16(high: 0, low: 0), [InputKeys.ItemHash]())) { _, pi in
@@ -347,7 +349,7 @@ public final class Builder {
             switch p.content {
             case .raster:
                 let keys = rasterKeys[p.venue][p.floor!]
-                return (InputKeys.pyramid(directory: p.directory, headers: headers, zooms: zooms, items: keys, floor: venues[p.venue].floors[p.floor!]), keys)
+                return (InputKeys.pyramid(directory: p.directory, headers: headers, zooms: zooms, items: keys, floor: venues[p.venue].sheet(p.floor!)), keys)
             case .vector:
                 let keys = p.floor.map { vectorKeys[p.venue][$0] } ?? allKeys[p.venue]
                 return (InputKeys.pyramid(directory: p.directory, headers: headers, zooms: zooms, items: keys, floor: nil), keys)
@@ -390,7 +392,7 @@ public final class Builder {
         let results = Workers.map(units.count, workers: units.count, placeholder: (labels: [DrawItem](), plan: FloorZoomPlan(zoom: 0, tiles: [], items: []))) { _, u in
             switch units[u] {
             case .raster(let vi, let fi, let z):
-                return Plan.raster(floor: venues[vi].floors[fi], zoom: z)
+                return Plan.raster(floor: venues[vi].sheet(fi), zoom: z)
             case .vector(let pi, let z):
                 guard case .vector(let items, _) = snapshot[pi].content else { preconditionFailure("a vector unit of a raster pyramid") }
                 let ts = config.tilesets[snapshot[pi].tileset]
@@ -401,7 +403,7 @@ public final class Builder {
             switch pyramids[pi].content {
             case .raster:
                 let p = pyramids[pi]
-                let floor = venues[p.venue].floors[p.floor!]
+                let floor = venues[p.venue].sheet(p.floor!)
                 let first = firstRasterUnit[FloorRef(venue: p.venue, floor: p.floor!)]!
                 // The floor's items, then the labels placed at each zoom.
                 let r = Plan.combine(floor: floor, Array(results[first..<(first + zooms.count)]))

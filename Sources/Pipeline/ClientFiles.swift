@@ -12,6 +12,12 @@ extension Builder {
         -> (files: [(path: String, data: Data)], warnings: [String]) {
         let fonts = try FontCatalog()
         var files = [(path: String, data: Data)](), warnings = [String]()
+        // A font the style names that is not installed: raster labels would fall back without a word.
+        var users = [String: [String]]()
+        for (id, l) in style.layers { if let n = l.fontName { users[n, default: []].append(id) } }
+        for (name, ids) in users.sorted(by: { $0.key < $1.key }) where fonts[name] == nil {
+            warnings.append("\(style.id): \"font-name\": \"\(name)\" (\(ids.sorted().joined(separator: ", "))) is not an installed font (family, or family and face such as \"DejaVu Sans Bold\"); labels use fontconfig's fallback")
+        }
         for (vi, v) in venues.enumerated() {
             let out = try VenueClientFiles.make(clientVenue(v, labels: labelTexts(pyramids, venue: vi)),
                                                 style: style, sprites: sprites, fonts: fonts)
@@ -24,7 +30,7 @@ extension Builder {
     func clientVenue(_ v: PreparedVenue, labels: [String]) -> ClientVenue {
         let lang = v.venue.language
         let b = v.bounds, c = v.venue.displayPoint ?? b.center
-        let floors = v.floors.map { f in
+        let floors = v.primaryFloors.map { f in
             ClientVenue.Floor(id: f.id, ordinal: f.floor.ordinal, shortName: f.floor.shortName(language: lang),
                               name: f.floor.levels.lazy.compactMap { $0.name.text(preferring: lang) }.first)
         }

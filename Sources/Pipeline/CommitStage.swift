@@ -136,7 +136,7 @@ extension Builder {
                                          "venue": v.sourceID]
             var floorFiles = [String: String]()
             var stacked = [MeshNode]()
-            for f in v.floors {
+            for f in v.primaryFloors {
                 var problems = [String]()
                 let node = MeshBuild.floorNode(f, venue: v.venue, frame: frame, style: style, options: mesh, problems: &problems)
                 for p in problems { log("warning: \(v.sourceID) mesh: \(p)") }

@@ -35,8 +35,9 @@ public enum InputKeys {
     /// The options of a tileset that do not decide the bytes of its format's
     /// tiles (the others all appear in `header`).
     static let optionsNotInKey: [PipelineConfig.Tileset.Format: Set<String>] = [
-        .png: ["extent", "buffer", "gzip", "simplify", "pathTemplate", "archive"],
-        .mvt: ["scale", "metatile", "quantize", "pathTemplate", "archive"],
+        // `layers` says which pyramids exist; each pyramid's items and folder are in its own keys.
+        .png: ["extent", "buffer", "gzip", "simplify", "pathTemplate", "archive", "layers"],
+        .mvt: ["scale", "metatile", "quantize", "pathTemplate", "archive", "layers"],
     ]
 
     /// Collects the bytes and hashes them once in `finish`: SHA-256 of the same

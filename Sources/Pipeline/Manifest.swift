@@ -26,6 +26,18 @@ public struct Manifest: Codable, Equatable, Sendable {
         public var position: Double? = nil
         public var short_name: String?
         public var levels: [LevelEntry]
+        /// A building floor's building: its spec id (`building_1`) and source id; absent on ordinal floors.
+        public var building: String? = nil
+        public var building_id: String? = nil
+    }
+
+    /// A raster pyramid that is not a floor: `outdoors`, `building_outlines_<building>`, `floor_shadows_<floor>`.
+    public struct LayerEntry: Codable, Equatable, Sendable {
+        public var id: String
+        /// outdoors, building_outlines or floor_shadows.
+        public var kind: String
+        public var building: String? = nil
+        public var floor: String? = nil
     }
 
     public struct TilesetEntry: Codable, Equatable, Sendable {
@@ -58,6 +70,8 @@ public struct Manifest: Codable, Equatable, Sendable {
         /// [west, south, east, north]
         public var bounds: [Double]
         public var floors: [FloorEntry]
+        /// Raster pyramids besides the floors; absent when none is built.
+        public var layers: [LayerEntry]? = nil
         public var tilesets: [TilesetEntry]
         public var warnings: Int
         /// glTF meshes: the origin of their East-North-Up frame and the files.

@@ -32,13 +32,25 @@ extension Builder {
             let lang = v.venue.language
             let b = v.bounds
             let floors = v.floors.map { f in
-                Manifest.FloorEntry(id: f.id, ordinal: f.floor.ordinal, position: f.floor.fraction == 0 ? nil : f.floor.position,
+                var e = Manifest.FloorEntry(id: f.id, ordinal: f.floor.ordinal, position: f.floor.fraction == 0 ? nil : f.floor.position,
                                     short_name: f.floor.shortName(language: lang),
                                     levels: f.floor.levels.map {
                                         Manifest.LevelEntry(id: $0.id, name: $0.name.text(preferring: lang),
                                                             short_name: $0.shortName.text(preferring: lang),
                                                             building_ids: $0.buildingIDs, outdoor: $0.outdoor)
                                     })
+                e.building = f.floor.building.map { "building_\($0)" }
+                e.building_id = f.floor.buildingID
+                return e
+            }
+            let built = Set(pyramids.filter { $0.venue == vi }.map(\.name))
+            let layers = v.overlays.filter { built.contains($0.id) }.map { o -> Manifest.LayerEntry in
+                switch o.kind {
+                case .floor: return Manifest.LayerEntry(id: o.id, kind: "floor")
+                case .outdoors: return Manifest.LayerEntry(id: o.id, kind: "outdoors")
+                case .buildingOutlines(let b): return Manifest.LayerEntry(id: o.id, kind: "building_outlines", building: b)
+                case .shadows(let f): return Manifest.LayerEntry(id: o.id, kind: "floor_shadows", floor: f)
+                }
             }
             var tilesets = [Manifest.TilesetEntry]()
             for (ti, ts) in config.tilesets.enumerated() {
@@ -62,7 +74,8 @@ extension Builder {
             let warnings = loaded[vi].diagnostics.filter { $0.kind == .warning }.count
             out.append(Manifest.VenueEntry(id: v.venue.id, source_id: v.sourceID, name: v.venue.name.text(preferring: lang),
                                            center: [center.lon, center.lat], bounds: [b.west, b.south, b.east, b.north],
-                                           floors: floors, tilesets: tilesets, warnings: warnings, mesh: meshes[vi]))
+                                           floors: floors, layers: layers.isEmpty ? nil : layers, tilesets: tilesets, warnings: warnings,
+                                           mesh: meshes[vi]))
         }
         return out
     }

@@ -62,6 +62,14 @@ public struct PipelineConfig: Sendable {
         /// The archive the build packs this tileset into besides the tree (pipeline.json `archive`):
         /// one PMTiles or MBTiles file per pyramid, or the venue's zip package.
         public var archive: ArchiveExport.Format? = nil
+        /// Raster: which pyramids of the style spec this tileset draws (pipeline.json
+        /// `layers`): the floors (`[FLOOR]`), the `outdoors` overview,
+        /// `building_outlines_[BUILDING]` and `floor_shadows_[FLOOR]`. Vector: floors only.
+        public var layers: Set<Layer> = [.floors]
+
+        public enum Layer: String, Sendable, Hashable, CaseIterable {
+            case floors, outdoors, buildingOutlines = "building_outlines", floorShadows = "floor_shadows"
+        }
 
         /// Tiles per metatile side at `zoom` for this tileset; 1 means tile by tile.
         public func metatileSpan(zoom: Int) -> Int {
@@ -85,6 +93,11 @@ public struct PipelineConfig: Sendable {
     public var maxZoom: Int
     public var sources: [Source]
     public var tilesets: [Tileset]
+    /// Which floors the build makes (pipeline.json `floors`): levels merged by
+    /// ordinal across buildings (`ordinal`, the default), per building
+    /// (`building`, the style spec's `floor_b<building>_<floor>`), or both.
+    public var floorKinds: Set<FloorKind> = [.ordinal]
+    public enum FloorKind: String, Sendable, Hashable { case ordinal, building }
     /// Absolute path of the style document, nil for the built-in style.
     public var style: String?
     /// A sprite sheet's base path (`base.json` + `base.png`, optionally `base@2x.*`); nil: the built-in sprite.
@@ -115,7 +128,7 @@ public struct PipelineConfig: Sendable {
             throw fail(nil, "malformed JSON: \((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)")")
         }
         guard let root = any as? [String: Any] else { throw fail(nil, "expected a JSON object") }
-        try rejectUnknown(root, allowed: ["output", "base_url", "zoom", "sources", "tilesets", "style", "mesh", "archive_limits", "sprite", "max_tiles"], path: "", fail)
+        try rejectUnknown(root, allowed: ["output", "base_url", "zoom", "sources", "tilesets", "style", "mesh", "archive_limits", "sprite", "max_tiles", "floors"], path: "", fail)
 
         let base = URL(fileURLWithPath: file).deletingLastPathComponent()
         func resolve(_ p: String) -> String {
@@ -189,7 +202,8 @@ public struct PipelineConfig: Sendable {
                 }
                 switch format {
                 case .png:
-                    try rejectUnknown(o, allowed: Set(["format", "scale", "metatile", "quantize"] + Tileset.outputKeys), path: key + ".", fail)
+                    try rejectUnknown(o, allowed: Set(["format", "scale", "metatile", "quantize", "layers"] + Tileset.outputKeys), path: key + ".", fail)
+                    let layers = try rasterLayers(o["layers"], key: key + ".layers", fail)
                     var quantize = Tileset(format: .png).quantize
                     if let q = o["quantize"] {
                         guard JSONTypes.isBoolean(q), let b = JSONTypes.boolean(q) else {
@@ -214,6 +228,7 @@ public struct PipelineConfig: Sendable {
                         ts.metatile = metatile
                         try ts.readOutputKeys(o, key: key, fail)
                         ts.quantize = quantize
+                        ts.layers = layers
                         if !tilesets.contains(where: { $0.format == .png && $0.scale == sc }) { tilesets.append(ts) }
                     }
                 case .mvt:
@@ -276,11 +291,40 @@ public struct PipelineConfig: Sendable {
         var config = PipelineConfig(file: file, output: resolve(output), baseURL: baseURL, minZoom: minZoom, maxZoom: maxZoom,
                                     sources: sources, tilesets: tilesets, style: style, sprite: sprite, mesh: mesh)
         config.parsedBytes = data
+        config.floorKinds = try floorKinds(root["floors"], fail)
         if let m = try int(root, "max_tiles", path: "max_tiles", fail) {
             guard m > 0 else { throw fail("max_tiles", "expected a positive number of tiles") }
             config.maxTiles = m
         }
         return config
+    }
+
+    /// `floors`: "ordinal", "building" or a list of them.
+    static func floorKinds(_ v: Any?, _ fail: (String?, String) -> ConfigError) throws -> Set<FloorKind> {
+        guard let v else { return [.ordinal] }
+        let names = (v as? [Any]) ?? [v]
+        var out = Set<FloorKind>()
+        for n in names {
+            guard let s = n as? String, let k = FloorKind(rawValue: s) else {
+                throw fail("floors", "expected \"ordinal\", \"building\" or a list of both, found \(n)")
+            }
+            out.insert(k)
+        }
+        guard !out.isEmpty else { throw fail("floors", "expected \"ordinal\", \"building\" or a list of both, found an empty list") }
+        return out
+    }
+
+    /// A png tileset's `layers`: a non-empty list of floors, outdoors, building_outlines, floor_shadows.
+    static func rasterLayers(_ v: Any?, key: String, _ fail: (String?, String) -> ConfigError) throws -> Set<Tileset.Layer> {
+        guard let v else { return [.floors] }
+        let known = Tileset.Layer.allCases.map(\.rawValue).joined(separator: ", ")
+        guard let list = v as? [Any], !list.isEmpty else { throw fail(key, "expected a non-empty list of \(known)") }
+        var out = Set<Tileset.Layer>()
+        for n in list {
+            guard let s = n as? String, let l = Tileset.Layer(rawValue: s) else { throw fail(key, "unknown layer \(n) (known: \(known))") }
+            out.insert(l)
+        }
+        return out
     }
 
     static func isURLSafe(_ s: String) -> Bool {

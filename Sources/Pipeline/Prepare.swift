@@ -4,10 +4,24 @@ import TileGeometry
 import VenueModel
 
 /// One floor made ready to draw: its features projected, styled and sorted
-/// into the style spec's drawing order.
+/// into the style spec's drawing order. Also the raster-only pyramids drawn
+/// the same way (`kind`): the outdoors overview, a building's outlines, a
+/// floor's shadows.
 public struct PreparedFloor: Sendable {
+    public enum Kind: Hashable, Sendable {
+        /// An ordinal or building floor (`[FLOOR]`): raster and vector pyramids.
+        case floor
+        /// `outdoors`: venue, building outlines, outdoor levels, building labels.
+        case outdoors
+        /// `building_outlines_<building>`: the building's spec id.
+        case buildingOutlines(building: String)
+        /// `floor_shadows_<floor>`: the floor's id.
+        case shadows(floor: String)
+    }
     public var floor: Floor
-    public var id: String { floor.id }
+    /// The folder and layer id: the floor's id, or `outdoors`, `building_outlines_building_1`, `floor_shadows_floor_0`.
+    public var id: String
+    public var kind: Kind = .floor
     /// Drawn features in drawing order.
     public var items: [DrawItem]
     /// The source feature id of each item (for messages and the manifest).
@@ -19,17 +33,48 @@ public struct PreparedFloor: Sendable {
     public var icons: [IconCandidate] = []
 
     public init(floor: Floor, items: [DrawItem], featureIDs: [String], labels: [LabelCandidate] = [],
-                labelStyle: LabelStyle? = nil, icons: [IconCandidate] = []) {
+                labelStyle: LabelStyle? = nil, icons: [IconCandidate] = [], id: String? = nil, kind: Kind = .floor) {
         self.floor = floor; self.items = items; self.featureIDs = featureIDs
         self.labels = labels; self.labelStyle = labelStyle; self.icons = icons
+        self.id = id ?? floor.id; self.kind = kind
     }
 }
 
 public struct PreparedVenue: Sendable {
     public var sourceID: String
     public var venue: Venue
+    /// Ordinal floors, lowest first, then building floors (building by building, lowest first).
     public var floors: [PreparedFloor]
     public var bounds: LonLatBounds
+    /// Raster-only pyramids (outdoors, building outlines, floor shadows), when asked for.
+    public var overlays: [PreparedFloor] = []
+    /// Problems that did not stop preparing (a per-building build of a venue without buildings).
+    public var warnings: [String] = []
+
+    /// A floor (`index < floors.count`) or an overlay after them: the index of a raster pyramid's sheet.
+    public func sheet(_ index: Int) -> PreparedFloor {
+        index < floors.count ? floors[index] : overlays[index - floors.count]
+    }
+
+    /// The floors one stack is made of (the venue-wide vector pyramid, meshes,
+    /// the text `level`): the ordinal floors when built, else the building floors.
+    public var primaryFloors: [PreparedFloor] {
+        floors.contains { $0.floor.building == nil } ? floors.filter { $0.floor.building == nil } : floors
+    }
+
+    /// Source building id → spec id (`building_1`).
+    public var buildingSpecIDs: [String: String] {
+        Dictionary(venue.buildingIndex.map { ($0.id, $0.specID) }, uniquingKeysWith: { a, _ in a })
+    }
+}
+
+/// What Prepare makes besides the floors.
+public struct PrepareOptions: Sendable {
+    public var floorKinds: Set<PipelineConfig.FloorKind> = [.ordinal]
+    public var outdoors = false
+    public var buildingOutlines = false
+    public var floorShadows = false
+    public init() {}
 }
 
 /// Prepare stage: groups levels into floors, projects geometry once, resolves
@@ -37,41 +82,106 @@ public struct PreparedVenue: Sendable {
 public enum Prepare {
     /// `sprite`: the index that decides which amenities get icons and which
     /// fill patterns exist (the ratio-1 sheet; other ratios hold the same names).
-    public static func run(sourceID: String, venue: Venue, style: Style, sprite: Sprite = .builtIn(pixelRatio: 1)) -> PreparedVenue {
-        let floors = Floor.group(venue.levels)
-        // Venue-wide features (venue polygon, footprints) appear on every floor when the style draws them.
-        let shared = venue.features.filter { $0.levelID == nil }
-        var venueWide = shared
-        if let g = venue.geometry {
-            venueWide.insert(Feature(id: venue.id, featureClass: .venue, category: venue.category, levelID: nil, geometry: g), at: 0)
+    public static func run(sourceID: String, venue: Venue, style: Style, sprite: Sprite = .builtIn(pixelRatio: 1),
+                           options: PrepareOptions = PrepareOptions()) -> PreparedVenue {
+        var warnings = [String]()
+        var floors = options.floorKinds.contains(.ordinal) ? Floor.group(venue.levels) : []
+        if options.floorKinds.contains(.building) {
+            let byBuilding = Floor.groupByBuilding(venue.levels, buildings: venue.buildingIndex.map(\.id))
+            if byBuilding.isEmpty && !venue.levels.isEmpty {
+                warnings.append("\(sourceID): \"floors\": \"building\": no indoor level names a building of the venue; "
+                                + (floors.isEmpty ? "building ordinal floors instead" : "only ordinal floors are built"))
+                if floors.isEmpty { floors = Floor.group(venue.levels) }
+            }
+            floors += byBuilding
+            if !options.floorKinds.contains(.ordinal) && !byBuilding.isEmpty {
+                warnings += levelsLeftOut(venue, byBuilding, outdoors: options.outdoors, sourceID: sourceID)
+            }
         }
-        var byLevel = [String: [Feature]]()
-        for f in venue.features { if let l = f.levelID { byLevel[l, default: []].append(f) } }
-
-        // Occupant names reach units through anchors (as in the vector labels).
-        var occupantName = [String: LocalizedName]()
-        for a in venue.features where a.featureClass == .anchor && !a.name.isEmpty {
-            if let u = a.unitID, occupantName[u] == nil { occupantName[u] = a.name }
-        }
-        let measurer = try? TextMeasurer()
-
+        let ctx = Context(venue: venue, style: style, sprite: sprite)
         let prepared = floors.map { floor -> PreparedFloor in
-            var feats = venueWide
+            var feats = ctx.venueWide
             for level in floor.levels {
                 if let outline = level.outlineFeature { feats.append(outline) }
-                feats.append(contentsOf: byLevel[level.id] ?? [])
+                feats.append(contentsOf: ctx.byLevel[level.id] ?? [])
             }
+            var pf = ctx.drawn(feats, floor: floor, floorIDs: floor.styleIDs, unitLabels: true)
+            // A building's name shows on the floors where it has levels (17.3);
+            // the outdoors overview shows them all.
+            let here = Set(floor.levels.flatMap(\.buildingIDs))
+            ctx.addBuildingLabels(&pf) { here.contains($0) }
+            return pf
+        }
+        var out = PreparedVenue(sourceID: sourceID, venue: venue, floors: prepared, bounds: venue.contentBounds)
+        out.overlays = overlays(ctx, out, options)
+        out.warnings = warnings
+        return out
+    }
+
+    /// Levels a build of building floors alone does not draw: indoor levels of
+    /// no known building, and outdoor levels when the overview is not built.
+    static func levelsLeftOut(_ venue: Venue, _ byBuilding: [Floor], outdoors: Bool, sourceID: String) -> [String] {
+        let drawn = Set(byBuilding.flatMap { $0.levels.map(\.id) })
+        let left = venue.levels.filter { !drawn.contains($0.id) && !($0.outdoor && outdoors) }.map(\.id).sorted()
+        guard !left.isEmpty else { return [] }
+        return ["\(sourceID): \"floors\": \"building\": \(left.count) level(s) are on no building floor (\(left.prefix(5).joined(separator: ", "))\(left.count > 5 ? ", …" : "")): "
+                + "no known building (or outdoor without the outdoors layer); add \"ordinal\" to \"floors\" to draw them"]
+    }
+
+    /// What every floor of a venue shares while preparing: the style, the
+    /// features by level, occupant names, the text measurer.
+    struct Context {
+        var venue: Venue
+        var style: Style
+        var sprite: Sprite
+        /// Venue-wide features (venue polygon, footprints): on every floor when the style draws them.
+        var venueWide: [Feature]
+        var byLevel: [String: [Feature]]
+        var occupantName: [String: LocalizedName]
+        var specID: [String: String]
+        var measurer: TextMeasurer?
+
+        init(venue: Venue, style: Style, sprite: Sprite) {
+            self.venue = venue; self.style = style; self.sprite = sprite
+            var venueWide = venue.features.filter { $0.levelID == nil }
+            if let g = venue.geometry {
+                venueWide.insert(Feature(id: venue.id, featureClass: .venue, category: venue.category, levelID: nil, geometry: g), at: 0)
+            }
+            self.venueWide = venueWide
+            var byLevel = [String: [Feature]]()
+            for f in venue.features { if let l = f.levelID { byLevel[l, default: []].append(f) } }
+            self.byLevel = byLevel
+            // Occupant names reach units through anchors (as in the vector labels).
+            var occupantName = [String: LocalizedName]()
+            for a in venue.features where a.featureClass == .anchor && !a.name.isEmpty {
+                if let u = a.unitID, occupantName[u] == nil { occupantName[u] = a.name }
+            }
+            self.occupantName = occupantName
+            specID = Dictionary(venue.buildingIndex.map { ($0.id, $0.specID) }, uniquingKeysWith: { a, _ in a })
+            measurer = try? TextMeasurer()
+        }
+
+        /// The ids a `[BUILDING]` entry may name for a source building: its spec id, then its source id.
+        func buildingIDs(_ source: String?) -> [String] {
+            guard let source else { return [] }
+            return specID[source].map { [$0, source] } ?? [source]
+        }
+
+        /// The features styled, projected and sorted into drawing order, with
+        /// icons and (when `unitLabels`) unit labels.
+        func drawn(_ feats: [Feature], floor: Floor, floorIDs: [String], unitLabels: Bool,
+                   id: String? = nil, kind: PreparedFloor.Kind = .floor, background: Bool = true) -> PreparedFloor {
             var drawn = [(order: Int, seq: Int, item: DrawItem, id: String)]()
             var icons = [IconCandidate]()
-            let iconStyle = style.resolve("floor_icons_[FLOOR]", floor: floor.id).flatMap { $0.hidden ? nil : $0.iconName }
+            let iconStyle = style.resolve("floor_icons_[FLOOR]", floors: floorIDs).flatMap { $0.hidden ? nil : $0.iconName }
             for (seq, f) in feats.enumerated() {
                 guard let template = LayerTable.template(for: f.featureClass),
-                      let ls = style.resolve(template, floor: floor.id, building: f.buildingID), !ls.drawsNothing else { continue }
+                      let ls = style.resolve(template, floors: floorIDs, buildings: buildingIDs(f.buildingID)), !ls.drawsNothing else { continue }
                 let g = ProjectedGeometry(f.geometry)
                 if f.sourcePaint?.hidden == true { continue }
-                var paint = sourcePainted(Paint(fill: ls.fillColor, outline: ls.outlineColor, line: ls.lineColor), f.sourcePaint, g)
+                var paint = Prepare.sourcePainted(Paint(fill: ls.fillColor, outline: ls.outlineColor, line: ls.lineColor), f.sourcePaint, g)
                 if let p = ls.fillPattern, sprite.images[p] != nil { paint.pattern = p }
-                guard draws(paint, g) else { continue }
+                guard Prepare.draws(paint, g) else { continue }
                 if f.featureClass == .amenity, let template = iconStyle, case .points(let pts) = g, pts.count == 1,
                    let (name, image) = sprite.iconName(template, category: f.category) {
                     icons.append(IconCandidate(featureID: f.id, anchor: pts[0], name: name, width: image.logicalWidth,
@@ -80,35 +190,38 @@ public enum Prepare {
                 }
                 drawn.append((LayerTable.drawIndex(of: template), seq, DrawItem(geometry: g, paint: paint), f.id))
             }
-            if let bg = style.resolve("background", floor: floor.id), !bg.hidden, let c = bg.fillColor {
+            if background, let bg = style.resolve("background", floors: floorIDs), !bg.hidden, let c = bg.fillColor {
                 drawn.append((LayerTable.drawIndex(of: "background"), -1, DrawItem(geometry: .points([]), paint: Paint(fill: c), wholeTile: true), "background"))
             }
             drawn.sort { ($0.order, $0.seq) < ($1.order, $1.seq) }
-            var pf = PreparedFloor(floor: floor, items: drawn.map(\.item), featureIDs: drawn.map(\.id))
+            var pf = PreparedFloor(floor: floor, items: drawn.map(\.item), featureIDs: drawn.map(\.id), id: id, kind: kind)
             pf.icons = icons
-            if let measurer, let ls = LabelStyle.resolve(style, floor: floor.id) {
+            if unitLabels, let measurer, let ls = LabelStyle.resolve(style, floors: floorIDs) {
                 pf.labelStyle = ls
-                pf.labels = labelCandidates(feats, floor: floor, style: style, labelStyle: ls, language: venue.language,
-                                            occupantName: occupantName, measurer: measurer)
-            }
-            if let measurer {
-                pf.labels += buildingLabels(venue, style: style, measurer: measurer)
-                if pf.labelStyle == nil, !pf.labels.isEmpty { pf.labelStyle = pf.labels[0].style }
+                pf.labels = Prepare.labelCandidates(feats, floorIDs: floorIDs, context: self, labelStyle: ls, measurer: measurer)
             }
             return pf
         }
-        return PreparedVenue(sourceID: sourceID, venue: venue, floors: prepared, bounds: venue.contentBounds)
+
+        /// Adds the labels of the buildings `shows` accepts (source ids).
+        func addBuildingLabels(_ pf: inout PreparedFloor, _ shows: (String) -> Bool) {
+            guard let measurer else { return }
+            pf.labels += Prepare.buildingLabels(self, measurer: measurer, shows: shows)
+            if pf.labelStyle == nil, !pf.labels.isEmpty { pf.labelStyle = pf.labels[0].style }
+        }
     }
 
-    /// Building names (`building_labels_[BUILDING]`) on their footprints, on every floor.
-    /// They rank below unit labels: they show where units are too small for their own names.
-    static func buildingLabels(_ venue: Venue, style: Style, measurer: TextMeasurer) -> [LabelCandidate] {
+    /// Building names (`building_labels_[BUILDING]`) on their footprints, for
+    /// the buildings `shows` accepts (source ids). They rank below unit labels:
+    /// they show where units are too small for their own names.
+    static func buildingLabels(_ ctx: Context, measurer: TextMeasurer, shows: (String) -> Bool) -> [LabelCandidate] {
+        let venue = ctx.venue
         var names = [String: LocalizedName]()
         for b in venue.buildings where !b.name.isEmpty { names[b.id] = b.name }
         var out = [LabelCandidate]()
         for f in venue.features where f.featureClass == .building {
-            guard let id = f.buildingID ?? Optional(f.id),
-                  let ls = LabelStyle.resolve(style, template: "building_labels_[BUILDING]", building: id),
+            guard let id = f.buildingID ?? Optional(f.id), shows(id),
+                  let ls = LabelStyle.resolve(ctx.style, template: "building_labels_[BUILDING]", floors: [], buildings: ctx.buildingIDs(id)),
                   let text = (f.name.isEmpty ? names[id] : f.name)?.text(preferring: venue.language), !text.isEmpty,
                   case .polygons(let polys) = ProjectedGeometry(f.geometry),
                   let a = PrepareVector.pole(polys),
@@ -120,14 +233,14 @@ public enum Prepare {
     }
 
     /// Named units of a floor whose own layer is drawn, with their text laid out.
-    static func labelCandidates(_ feats: [Feature], floor: Floor, style: Style, labelStyle: LabelStyle, language: String?,
-                                occupantName: [String: LocalizedName], measurer: TextMeasurer) -> [LabelCandidate] {
+    static func labelCandidates(_ feats: [Feature], floorIDs: [String], context ctx: Context, labelStyle: LabelStyle,
+                                measurer: TextMeasurer) -> [LabelCandidate] {
         var out = [LabelCandidate]()
         for f in feats where PrepareVector.isUnitClass(f.featureClass) && f.sourcePaint?.hidden != true {
             guard let template = LayerTable.template(for: f.featureClass),
-                  let ls = style.resolve(template, floor: floor.id, building: f.buildingID), !ls.drawsNothing else { continue }
-            let name = f.name.isEmpty ? (occupantName[f.id] ?? f.name) : f.name
-            guard let text = name.text(preferring: language), !text.isEmpty,
+                  let ls = ctx.style.resolve(template, floors: floorIDs, buildings: ctx.buildingIDs(f.buildingID)), !ls.drawsNothing else { continue }
+            let name = f.name.isEmpty ? (ctx.occupantName[f.id] ?? f.name) : f.name
+            guard let text = name.text(preferring: ctx.venue.language), !text.isEmpty,
                   case .polygons(let polys) = ProjectedGeometry(f.geometry) else { continue }
             // The display point when it lies in the unit, else the pole of inaccessibility.
             var anchor = f.displayPoint.map(WebMercator.project)

@@ -70,7 +70,8 @@ public enum PrepareVector {
         // The text `level` of indoor clients (OSM Simple Indoor Tagging): the
         // ordinals of every floor a feature is on, joined by ";". An OSM feature
         // tagged `level=0;1` arrives as one Feature per level with the same id.
-        let levels = LevelText(venue: venue, floors: v.floors.map(\.floor))
+        let levels = LevelText(venue: venue, floors: v.primaryFloors.map(\.floor))
+        let specID = v.buildingSpecIDs
 
         func properties(_ f: Feature, name: LocalizedName) -> [(key: String, value: MVTValue)] {
             var p: [(key: String, value: MVTValue)] = [("id", .string(f.id)), ("category", .string(f.category))]
@@ -109,7 +110,11 @@ public enum PrepareVector {
         // feature repeated on several floors (same id, same geometry) goes in
         // once; any other clash gets an id derived from its level.
         var ids = UniqueIDs()
+        // Building floors repeat the ordinal floors' features: the venue-wide
+        // pyramid takes one stack (`primaryFloors`).
+        let stacked = v.primaryFloors.first?.floor.building == nil
         for pf in v.floors {
+            let inStack = pf.floor.building == nil || !stacked
             var items = [(order: Int, seq: Int, item: VectorItem)]()
             let levelIDs = Set(pf.floor.levels.map(\.id))
             var feats = [Feature]()
@@ -128,8 +133,8 @@ public enum PrepareVector {
                 let order = LayerTable.drawIndex(of: template)
                 let venueWide = f.levelID == nil
                 let venueLayer = LayerTable.genericID(template)
-                let placement = ids.place(f, layer: venueLayer)
-                let item = interned(VectorItem(floorLayer: LayerTable.layerID(template, floor: pf.id, building: f.buildingID),
+                let placement = inStack ? ids.place(f, layer: venueLayer) : (id: PrepareVector.stableID(f.id), isNew: false)
+                let item = interned(VectorItem(floorLayer: LayerTable.layerID(template, floor: pf.id, building: f.buildingID.map { specID[$0] ?? $0 }),
                                       venueLayer: venueLayer, id: placement.id,
                                       properties: properties(f, name: f.name), geometry: ProjectedGeometry(f.geometry)))
                 seq += 1

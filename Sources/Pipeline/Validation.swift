@@ -13,6 +13,9 @@ public enum Validation {
         /// False when the source cannot be built (it has errors).
         public var readable: Bool
         public var floors: [String]
+        /// Ids a style entry may name: every floor of both kinds, and the buildings' spec and source ids.
+        public var styleFloorIDs: [String] = []
+        public var styleBuildingIDs: [String] = []
         public var levels: Int
         public var features: Int
         /// Feature count per class, in class order.
@@ -25,8 +28,10 @@ public enum Validation {
     public static func run(config: PipelineConfig) -> [SourceReport] {
         var out = [SourceReport]()
         var styleDiagnostics = [Diagnostic]()
+        var loadedStyle: Style?
         do {
             let style = try Load.style(config.style)
+            loadedStyle = style
             styleDiagnostics = style.warnings.map { Diagnostic(kind: .warning, file: config.style ?? "style", featureID: nil, message: $0) }
             let sprites = try Load.sprites(config.sprite)
             styleDiagnostics += Load.missingSpriteImages(style, sprites.one).map {
@@ -35,11 +40,16 @@ public enum Validation {
         } catch {
             styleDiagnostics = [Diagnostic(kind: .error, file: config.style ?? config.sprite ?? "style", featureID: nil, message: "\(error)")]
         }
-        for (i, s) in config.sources.enumerated() {
-            var r = report(s)
-            if i == 0 { r.diagnostics = styleDiagnostics + r.diagnostics }
-            out.append(r)
+        for s in config.sources { out.append(report(s)) }
+        // Exact style ids naming a floor or building none of the venues has (as the build warns).
+        if let style = loadedStyle, out.allSatisfy(\.readable) {
+            let building = config.floorKinds.contains(.building)
+            let floors = Set(out.flatMap { r in r.styleFloorIDs.filter { building || !$0.hasPrefix("floor_b") } })
+            styleDiagnostics += StyleIDCheck.unmatched(style, floors: floors, buildings: Set(out.flatMap(\.styleBuildingIDs))).map {
+                Diagnostic(kind: .warning, file: config.style ?? "style", featureID: nil, message: $0)
+            }
         }
+        if !out.isEmpty { out[0].diagnostics = styleDiagnostics + out[0].diagnostics }
         return out
     }
 
@@ -53,6 +63,9 @@ public enum Validation {
             for f in l.venue.features { counts[f.featureClass, default: 0] += 1 }
             r.readable = true
             r.floors = Floor.group(l.venue.levels).map(\.id)
+            let index = l.venue.buildingIndex
+            r.styleFloorIDs = r.floors + Floor.groupByBuilding(l.venue.levels, buildings: index.map(\.id)).map(\.id)
+            r.styleBuildingIDs = index.flatMap { [$0.id, $0.specID] }
             r.levels = l.venue.levels.count
             r.features = l.venue.features.count
             r.classes = FeatureClass.allCases.compactMap { c in counts[c].map { (c.rawValue, $0) } }

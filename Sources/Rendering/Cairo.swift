@@ -144,10 +144,14 @@ public final class CairoContext {
 
     // MARK: text (Cairo's font API over fontconfig + FreeType)
 
-    /// Selects a font by family name. Metrics are unhinted so that a label
+    /// Selects a font by name: a family ("DejaVu Sans") or a family and face
+    /// ("DejaVu Sans Bold", "DejaVu Serif Italic", as a style's `font-name`
+    /// names them; see `FontFaceName`). Metrics are unhinted so that a label
     /// measures the same at every scale (256 px and 512 px tiles agree).
-    public func selectFont(family: String, size: Double, bold: Bool = false) {
-        cairo_select_font_face(cr, family, CAIRO_FONT_SLANT_NORMAL, bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL)
+    public func selectFont(family name: String, size: Double, bold: Bool = false) {
+        let f = FontFaceName(name)
+        let slant = f.italic ? CAIRO_FONT_SLANT_ITALIC : f.oblique ? CAIRO_FONT_SLANT_OBLIQUE : CAIRO_FONT_SLANT_NORMAL
+        cairo_select_font_face(cr, f.family, slant, bold || f.bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL)
         cairo_set_font_size(cr, size)
         let o = cairo_font_options_create()
         cairo_font_options_set_hint_metrics(o, CAIRO_HINT_METRICS_OFF)
@@ -208,5 +212,30 @@ public final class CairoContext {
         cairo_set_source(cr, pattern)
         cairo_fill_preserve(cr)
         cairo_pattern_destroy(pattern)
+    }
+}
+
+/// A font name split into the family Cairo's font API takes and the face
+/// words it takes as weight and slant: "DejaVu Sans Bold Oblique" → family
+/// "DejaVu Sans", bold, oblique. fontconfig reads the family string as a
+/// family only, so "DejaVu Sans Bold" as a family would fall back to the
+/// default font.
+public struct FontFaceName: Equatable, Sendable {
+    public var family: String
+    public var bold = false, italic = false, oblique = false
+
+    public init(_ name: String) {
+        var words = name.split(separator: " ").map(String.init)
+        var bold = false, italic = false, oblique = false
+        // Face words at the end; a family of one word is kept whole.
+        while words.count > 1, let last = words.last?.lowercased(),
+              ["bold", "italic", "oblique", "regular", "book", "normal", "roman"].contains(last) {
+            if last == "bold" { bold = true }
+            if last == "italic" { italic = true }
+            if last == "oblique" { oblique = true }
+            words.removeLast()
+        }
+        family = words.joined(separator: " ")
+        self.bold = bold; self.italic = italic; self.oblique = oblique
     }
 }

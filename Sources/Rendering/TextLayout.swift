@@ -22,7 +22,13 @@ public struct LabelStyle: Hashable, Sendable {
     /// nil when the style hides it or has no entry.
     public static func resolve(_ style: Style, template: String = "floor_labels_[FLOOR]", floor: String? = nil,
                                building: String? = nil) -> LabelStyle? {
-        guard let l = style.resolve(template, floor: floor, building: building), !l.hidden else { return nil }
+        resolve(style, template: template, floors: floor.map { [$0] } ?? [], buildings: building.map { [$0] } ?? [])
+    }
+
+    /// As above, for a floor or building known by several ids (`Style.resolve(_:floors:buildings:)`).
+    public static func resolve(_ style: Style, template: String = "floor_labels_[FLOOR]", floors: [String],
+                               buildings: [String] = []) -> LabelStyle? {
+        guard let l = style.resolve(template, floors: floors, buildings: buildings), !l.hidden else { return nil }
         var s = LabelStyle()
         if let n = l.fontName { s.fontName = n }
         if let z = l.fontSize { s.fontSize = z }

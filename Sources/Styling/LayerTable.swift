@@ -59,6 +59,24 @@ public enum LayerTable {
         }
     }
 
+    /// Layer ids of the spec that name tiles rather than features: `outdoors`
+    /// (the overview raster) and a bare floor id (`[FLOOR]`, a floor's raster tiles).
+    public static let outdoorsID = "outdoors"
+
+    /// An exact id split into its template and the floor or building it names:
+    /// `floor_rooms_floor_b1_2` → (`floor_rooms_[FLOOR]`, `floor_b1_2`); a bare
+    /// `floor_…` id is the `[FLOOR]` raster layer. nil for templates and other ids.
+    public static func exactID(_ id: String) -> (template: String, value: String)? {
+        guard !id.contains("[") else { return nil }
+        for t in drawingOrder {
+            guard let r = t.range(of: "[FLOOR]") ?? t.range(of: "[BUILDING]") else { continue }
+            let prefix = String(t[..<r.lowerBound])
+            if id.hasPrefix(prefix) && id.count > prefix.count { return (t, String(id.dropFirst(prefix.count))) }
+        }
+        if id.hasPrefix("floor_") && id.count > "floor_".count { return ("[FLOOR]", id) }
+        return nil
+    }
+
     /// Position of a template in the drawing order.
     public static func drawIndex(of template: String) -> Int {
         drawingOrder.firstIndex(of: template) ?? drawingOrder.count

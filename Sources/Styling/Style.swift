@@ -18,6 +18,13 @@ public struct LayerStyle: Hashable, Sendable {
 
     public init() {}
 
+    /// A polygon layer's paint.
+    public static func paint(fill: Color?, outline: Color? = nil) -> LayerStyle {
+        var s = LayerStyle()
+        s.fillColor = fill; s.outlineColor = outline
+        return s
+    }
+
     /// True when the layer draws nothing.
     public var drawsNothing: Bool {
         hidden || (fillColor == nil && outlineColor == nil && lineColor == nil)
@@ -33,12 +40,29 @@ public struct Style: Sendable {
     public var layers: [String: LayerStyle]
     /// Problems that did not stop parsing (unknown layer ids and properties).
     public var warnings: [String]
+    /// The `wayfinding` section, checked (clients draw the route; tiles do not).
+    public var wayfinding: Wayfinding? = nil
 
     /// The style of `template` for one floor or building: an entry naming the
     /// exact id wins over the wildcard entry. nil when the style has neither.
     public func resolve(_ template: String, floor: String? = nil, building: String? = nil) -> LayerStyle? {
         let exact = LayerTable.layerID(template, floor: floor, building: building)
         return layers[exact] ?? layers[template]
+    }
+
+    /// The style of `template` where a floor or building goes by several ids,
+    /// most specific first (a building floor `floor_b1_0`, then its ordinal
+    /// floor `floor_0`; a building's spec id `building_1`, then its source id):
+    /// the first exact entry wins, then the wildcard entry.
+    public func resolve(_ template: String, floors: [String], buildings: [String] = []) -> LayerStyle? {
+        let fs: [String?] = floors.isEmpty ? [nil] : floors, bs: [String?] = buildings.isEmpty ? [nil] : buildings
+        for f in fs {
+            for b in bs {
+                let exact = LayerTable.layerID(template, floor: f, building: b)
+                if exact != template, let s = layers[exact] { return s }
+            }
+        }
+        return layers[template]
     }
 
     public static func parse(_ data: Data, source: String) throws -> Style {
@@ -52,10 +76,7 @@ public struct Style: Sendable {
         guard let id = doc["id"] as? String else {
             throw StyleError(source: source, entry: nil, property: "id", problem: "required string is missing")
         }
-        let version = doc["version"] as? String ?? "1.0"
-        guard version == "1.0" || version == "1.1" else {
-            throw StyleError(source: source, entry: nil, property: "version", problem: "must be \"1.0\" or \"1.1\", found \"\(version)\"")
-        }
+        let version = try Style.version(doc["version"], source: source)
         guard let entries = doc["styles"] as? [Any] else {
             throw StyleError(source: source, entry: nil, property: "styles", problem: "required list is missing")
         }
@@ -71,6 +92,9 @@ public struct Style: Sendable {
             let entry = "styles[\(i)] (\(layerID))"
             if !Style.isKnownLayerID(layerID) {
                 warnings.append("\(source): \(entry): unknown layer id")
+            }
+            for key in e.keys.sorted() where version == "1.0" && Style.since11.contains(key) {
+                warnings.append("\(source): \(entry): \"\(key)\" is a spec 1.1 property in a version 1.0 document (write \"version\": \"1.1\")")
             }
             var s = LayerStyle()
             for key in e.keys.sorted() {
@@ -116,11 +140,32 @@ public struct Style: Sendable {
             }
             layers[layerID] = s
         }
-        return Style(id: id, name: doc["name"] as? String, version: version, layers: layers, warnings: warnings)
+        var style = Style(id: id, name: doc["name"] as? String, version: version, layers: layers, warnings: warnings)
+        if let w = doc["wayfinding"] {
+            style.wayfinding = try Wayfinding.parse(w, version: version, source: source, warnings: &style.warnings)
+        }
+        return style
     }
 
-    /// A layer id is known when it is a template or a template with its wildcard filled in.
+    /// Properties of style entries that spec 1.0 does not have.
+    static let since11: Set<String> = ["outline-color"]
+
+    /// `version`: "1.0" or "1.1", written as a string or a number (1.1 is read as 1.1); absent: 1.0.
+    static func version(_ v: Any?, source: String) throws -> String {
+        guard let v else { return "1.0" }
+        if let s = v as? String, s == "1.0" || s == "1.1" { return s }
+        if let n = v as? NSNumber, !JSONTypes.isBoolean(v) {
+            if n.doubleValue == 1 { return "1.0" }
+            if n.doubleValue == 1.1 { return "1.1" }
+        }
+        throw StyleError(source: source, entry: nil, property: "version", problem: "must be \"1.0\" or \"1.1\", found \(v)")
+    }
+
+    /// A layer id is known when it is a template or a template with its wildcard
+    /// filled in, `outdoors`, or a floor id (the floor's raster tiles). Whether
+    /// the floor or building it names exists is checked against a build's floors.
     static func isKnownLayerID(_ id: String) -> Bool {
+        if id == LayerTable.outdoorsID || id == "[FLOOR]" || LayerTable.exactID(id) != nil { return true }
         for t in LayerTable.drawingOrder {
             if t == id { return true }
             if let r = t.range(of: "[FLOOR]") ?? t.range(of: "[BUILDING]") {

@@ -38,11 +38,11 @@ final class TilePathTemplateTests: XCTestCase {
                 ("xyz", "floor_0", 0, "png", 1, "harbour-arcade/floor_0/png/\(z)/\(x)/\(y).png"),
                 ("xyz", "floor_0", 0, "png", 2, "harbour-arcade/floor_0/png@2x/\(z)/\(x)/\(y).png"),
                 ("xyz", "all", nil, "mvt", 1, "harbour-arcade/all/mvt/\(z)/\(x)/\(y).pbf"),
-                ("tms", "floor_b1", -1, "png", 1, "harbour-arcade/floor_b1/png/\(z)/\(x)/\(tmsY).png"),
+                ("tms", "floor_m1", -1, "png", 1, "harbour-arcade/floor_m1/png/\(z)/\(x)/\(tmsY).png"),
                 ("tms", "floor_1", 1, "mvt", 1, "harbour-arcade/floor_1/mvt/\(z)/\(x)/\(tmsY).pbf"),
                 ("quadkey", "floor_0", 0, "png", 1, "harbour-arcade/floor_0/png/\(qk).png"),
                 ("quadkey", "floor_0", 0, "png", 2, "harbour-arcade/floor_0/png@2x/\(qk).png"),
-                ("app-bundle", "floor_b1", -1, "png", 2, "harbour-arcade/-1/png@2x/\(z)/\(x)_\(y).png"),
+                ("app-bundle", "floor_m1", -1, "png", 2, "harbour-arcade/-1/png@2x/\(z)/\(x)_\(y).png"),
                 ("app-bundle", "all", nil, "mvt", 1, "harbour-arcade/all/mvt/\(z)/\(x)_\(y).pbf"),
             ]
             for c in cases {
@@ -70,14 +70,14 @@ final class TilePathTemplateTests: XCTestCase {
 
     func testTheManifestsTemplatesReadBack() throws {
         let t = try TilePathTemplate("harbour-arcade/{floor}/png@2x/{z}/{x}/{y}.png", scope: .oneTileset)
-        let m = try XCTUnwrap(t.match("harbour-arcade/floor_b1/png@2x/23/4427330/2711490.png"))
+        let m = try XCTUnwrap(t.match("harbour-arcade/floor_m1/png@2x/23/4427330/2711490.png"))
         XCTAssertEqual([m.z, m.x, m.y], [23, 4_427_330, 2_711_490])
-        XCTAssertEqual(m.values[.floor], "floor_b1")
-        XCTAssertNil(t.match("harbour-arcade/floor_b1/png/23/4427330/2711490.png"), "another tileset's folder")
-        XCTAssertNil(t.match("harbour-arcade/floor_b1/png@2x/23/4427330/2711490.pbf"))
-        XCTAssertNil(t.match("harbour-arcade/floor_b1/png@2x/23/8854784/2711490.png"), "x beyond the 2^23 columns")
-        XCTAssertNil(t.match("harbour-arcade/floor_b1/png@2x/tilejson.json"))
-        XCTAssertNil(t.match("harbour-arcade/floor_b1/png@2x/2/4/0.png"), "x beyond the zoom's 4 columns")
+        XCTAssertEqual(m.values[.floor], "floor_m1")
+        XCTAssertNil(t.match("harbour-arcade/floor_m1/png/23/4427330/2711490.png"), "another tileset's folder")
+        XCTAssertNil(t.match("harbour-arcade/floor_m1/png@2x/23/4427330/2711490.pbf"))
+        XCTAssertNil(t.match("harbour-arcade/floor_m1/png@2x/23/8854784/2711490.png"), "x beyond the 2^23 columns")
+        XCTAssertNil(t.match("harbour-arcade/floor_m1/png@2x/tilejson.json"))
+        XCTAssertNil(t.match("harbour-arcade/floor_m1/png@2x/2/4/0.png"), "x beyond the zoom's 4 columns")
     }
 
     func testBadTemplatesAreTypedErrors() {
@@ -129,7 +129,7 @@ final class TilePathTemplateTests: XCTestCase {
         let app = try TilePathTemplate.named("app-bundle")
         let t = app.tilesetTemplate(venue: "v", format: "mvt", scale: 1)
         XCTAssertEqual(t, "v/{ordinal}/mvt/{z}/{x}_{y}.pbf")
-        XCTAssertEqual(app.pyramidFolder(venue: "v", floor: "floor_b1", ordinal: -1, format: "mvt", scale: 1), "v/-1/mvt")
+        XCTAssertEqual(app.pyramidFolder(venue: "v", floor: "floor_m1", ordinal: -1, format: "mvt", scale: 1), "v/-1/mvt")
         let back = try XCTUnwrap(try TilePathTemplate(t, scope: .oneTileset).match("v/-1/mvt/23/4427330_2711490.pbf"))
         XCTAssertEqual([back.z, back.x, back.y], [23, 4_427_330, 2_711_490])
         XCTAssertEqual(back.values[.ordinal], "-1")

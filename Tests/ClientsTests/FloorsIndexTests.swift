@@ -11,7 +11,7 @@ final class FloorsIndexTests: XCTestCase {
         XCTAssertEqual(doc["default_floor"] as? String, "floor_0")
         XCTAssertEqual(doc["bounds"] as? [Double], [-0.01, 51.0, 0.01, 51.01])
         let floors = doc["floors"] as! [[String: Any]]
-        XCTAssertEqual(floors.map { $0["id"] as! String }, ["floor_1", "floor_0", "floor_b1"])
+        XCTAssertEqual(floors.map { $0["id"] as! String }, ["floor_1", "floor_0", "floor_m1"])
         XCTAssertEqual(floors.map { $0["level"] as! String }, ["1", "0", "-1"])
         XCTAssertEqual(floors.map { $0["short_name"] as! String }, ["1", "G", "B1"])
         XCTAssertEqual(floors.map { $0["name"] as! String }, ["1", "Ground", "Basement"])
@@ -60,7 +60,7 @@ final class FloorsIndexTests: XCTestCase {
 final class LayerDescriptionTests: XCTestCase {
     func testVectorLayerDescriptions() {
         XCTAssertEqual(FloorsIndex.layerDescription("floor_rooms_floor_0"), "Rooms")
-        XCTAssertEqual(FloorsIndex.layerDescription("floor_rooms_floor_b1"), "Rooms")
+        XCTAssertEqual(FloorsIndex.layerDescription("floor_rooms_floor_m1"), "Rooms")
         XCTAssertEqual(FloorsIndex.layerDescription("floor_other_rooms_floor_0"), "Other rooms")
         XCTAssertEqual(FloorsIndex.layerDescription("floor_rooms"), "Rooms, every floor: filter on level (\"0\", \"0;1\"), ordinal or level_id")
         XCTAssertEqual(FloorsIndex.layerDescription("building_outlines_b-1"), "Buildings")

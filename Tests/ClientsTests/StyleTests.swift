@@ -7,7 +7,7 @@ final class StyleTests: XCTestCase {
     static func venue(base: String? = nil, tilesets: [ClientVenue.Tileset]? = nil) -> ClientVenue {
         ClientVenue(id: "harbour", name: "Harbour <Arcade>", bounds: [-0.01, 51.0, 0.01, 51.01], center: [0, 51.005],
                     minZoom: 17, maxZoom: 23,
-                    floors: [.init(id: "floor_b1", ordinal: -1, shortName: "B1", name: "Basement"),
+                    floors: [.init(id: "floor_m1", ordinal: -1, shortName: "B1", name: "Basement"),
                              .init(id: "floor_0", ordinal: 0, shortName: "G", name: "Ground"),
                              .init(id: "floor_1", ordinal: 1, shortName: "1", name: nil)],
                     tilesets: tilesets ?? [.init(format: .png, directory: "png", tileSize: 256),
@@ -92,13 +92,13 @@ final class StyleTests: XCTestCase {
         let level = "\(filter[2])"
         XCTAssertTrue(level.contains(";0;"), level)
         XCTAssertEqual(ClientVenue(id: "x", name: "x", bounds: [], center: [], minZoom: 0, maxZoom: 1,
-                                   floors: [.init(id: "floor_b1", ordinal: -1, shortName: nil, name: nil),
+                                   floors: [.init(id: "floor_m1", ordinal: -1, shortName: nil, name: nil),
                                             .init(id: "floor_2", ordinal: 2, shortName: nil, name: nil)],
                                    tilesets: [], baseURL: nil, labelTexts: []).defaultFloor?.id, "floor_2")
         XCTAssertEqual(ClientVenue(id: "x", name: "x", bounds: [], center: [], minZoom: 0, maxZoom: 1,
-                                   floors: [.init(id: "floor_b2", ordinal: -2, shortName: nil, name: nil),
-                                            .init(id: "floor_b1", ordinal: -1, shortName: nil, name: nil)],
-                                   tilesets: [], baseURL: nil, labelTexts: []).defaultFloor?.id, "floor_b1")
+                                   floors: [.init(id: "floor_m2", ordinal: -2, shortName: nil, name: nil),
+                                            .init(id: "floor_m1", ordinal: -1, shortName: nil, name: nil)],
+                                   tilesets: [], baseURL: nil, labelTexts: []).defaultFloor?.id, "floor_m1")
     }
 
     func testRasterStylePerFloorAndAbsoluteURLsWithABaseURL() throws {
@@ -129,16 +129,16 @@ final class StyleTests: XCTestCase {
 
     func testAFloorsOwnEntryWinsOverTheWildcardOnThatFloor() throws {
         let doc = ##"{"id": "u", "version": "1.1", "styles": [{"layer-id": "floor_rooms_[FLOOR]", "fill-color": "#FBE5C4"},"## +
-            ##" {"layer-id": "floor_rooms_floor_b1", "fill-color": "#FF0000"}]}"##
+            ##" {"layer-id": "floor_rooms_floor_m1", "fill-color": "#FF0000"}]}"##
         let style = try Style.parse(Data(doc.utf8), source: "user.json")
         let s = try vectorStyle(style)
         XCTAssertEqual(StyleSchema.problems(s, spriteNames: Set(Sprite.builtIn(pixelRatio: 1).images.keys), fontstacks: ["DejaVu Sans"]), [])
         let layers = s["layers"] as! [[String: Any]]
         let ids = layers.map { $0["id"] as! String }
-        let generic = try XCTUnwrap(ids.firstIndex(of: "floor_rooms")), own = try XCTUnwrap(ids.firstIndex(of: "floor_rooms@floor_b1"))
+        let generic = try XCTUnwrap(ids.firstIndex(of: "floor_rooms")), own = try XCTUnwrap(ids.firstIndex(of: "floor_rooms@floor_m1"))
         XCTAssertEqual(own, generic + 1, "the floor's own layer draws where the wildcard's does")
         XCTAssertEqual((layers[own]["paint"] as? [String: Any])?["fill-color"] as? String, "#FF0000")
-        // The wildcard leaves floor_b1 (level -1) out; the floor's own layer shows only there.
+        // The wildcard leaves floor_m1 (level -1) out; the floor's own layer shows only there.
         XCTAssertTrue("\(layers[generic]["filter"]!)".contains(";-1;"), "\(layers[generic]["filter"]!)")
         XCTAssertEqual((layers[generic]["filter"] as! [Any]).count, 4)
         XCTAssertEqual((layers[own]["filter"] as! [Any]).count, 4)

@@ -61,7 +61,7 @@ final class ArchiveCommandTests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.hasPrefix("wrote 10 pmtiles archives (\(tiles.count) tiles"), r.stdout)
         var seen = 0
-        for floor in ["floor_b1", "floor_0", "floor_1", "all"] {
+        for floor in ["floor_m1", "floor_0", "floor_1", "all"] {
             for ts in floor == "all" ? ["mvt"] : ["png", "png@2x", "mvt"] {
                 let path = dest.appendingPathComponent("harbour-arcade/\(floor)/\(ts).pmtiles").path
                 let dump = try pmtilesDump(path)

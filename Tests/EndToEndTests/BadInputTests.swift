@@ -96,7 +96,7 @@ final class BadInputTests: XCTestCase {
         let before = CLI.snapshot(dir)
         let ok = try CLI.run(["validate", "--config", config.path])
         XCTAssertEqual(ok.status, 0, ok.stderr)
-        XCTAssertTrue(ok.stdout.contains("h: 3 floors (floor_b1, floor_0, floor_1)"), ok.stdout)
+        XCTAssertTrue(ok.stdout.contains("h: 3 floors (floor_m1, floor_0, floor_1)"), ok.stdout)
         XCTAssertTrue(ok.stderr.contains("names no level"), ok.stderr)
         XCTAssertEqual(try CLI.run(["validate", "--config", config.path, "--strict"]).status, 1)
         try edit("unit.geojson") { String($0.dropLast(40)) }

@@ -39,7 +39,7 @@ final class BrowserTests: XCTestCase {
         XCTAssertEqual(r["page_errors"] as? [String], [], "MapLibre errors")
         XCTAssertEqual(r["modes"] as? [String], ["vector", "raster"])
         let floors = r["floors"] as! [String: [String: Any]]
-        XCTAssertEqual(Set(floors.keys), ["floor_b1", "floor_0", "floor_1"])
+        XCTAssertEqual(Set(floors.keys), ["floor_m1", "floor_0", "floor_1"])
         for (id, f) in floors.sorted(by: { $0.key < $1.key }) {
             let total = f["total_pixels"] as! Double
             // The venue is drawn in both views.

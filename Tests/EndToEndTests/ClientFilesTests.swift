@@ -63,7 +63,7 @@ final class ClientFilesTests: XCTestCase {
         for f in ["style.json", "floors.json", "index.html", "sprite.json", "sprite.png", "sprite@2x.json", "sprite@2x.png",
                   "glyphs/DejaVu Sans/0-255.pbf", "maplibre-gl/maplibre-gl.js", "maplibre-gl/maplibre-gl.css",
                   "maplibre-gl/LICENSE.txt", "maplibre-gl/VERSION.md",
-                  "floor_b1/style.json", "floor_0/style.json", "floor_1/style.json"] {
+                  "floor_m1/style.json", "floor_0/style.json", "floor_1/style.json"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: v.appendingPathComponent(f).path), f)
         }
         let style = try JSONSerialization.jsonObject(with: Data(contentsOf: v.appendingPathComponent("style.json"))) as! [String: Any]
@@ -71,7 +71,7 @@ final class ClientFilesTests: XCTestCase {
         XCTAssertEqual(((style["sources"] as? [String: [String: Any]])?["venue"]?["tiles"] as? [String]), ["all/mvt/{z}/{x}/{y}.pbf"])
         let floors = try JSONSerialization.jsonObject(with: Data(contentsOf: v.appendingPathComponent("floors.json"))) as! [String: Any]
         XCTAssertEqual(floors["default_floor"] as? String, "floor_0")
-        XCTAssertEqual((floors["floors"] as? [[String: Any]])?.map { $0["id"] as! String }, ["floor_1", "floor_0", "floor_b1"])
+        XCTAssertEqual((floors["floors"] as? [[String: Any]])?.map { $0["id"] as! String }, ["floor_1", "floor_0", "floor_m1"])
         // The copied sprite is the built-in one.
         let sprite = try JSONSerialization.jsonObject(with: Data(contentsOf: v.appendingPathComponent("sprite.json"))) as! [String: [String: Int]]
         XCTAssertEqual(sprite["atm"]?["pixelRatio"], 1)

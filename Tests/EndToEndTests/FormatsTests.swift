@@ -32,8 +32,8 @@ final class FormatsTests: XCTestCase {
         let r = try CLI.run(["build", "--config", config.path])
         XCTAssertEqual(r.status, 0, r.stderr)
         let out = dir.appendingPathComponent("out")
-        for (id, floors) in [("arcade", ["floor_b1", "floor_0", "floor_1"]), ("hall", ["floor_0", "floor_1"]),
-                             ("hall-v2", ["floor_0", "floor_1"]), ("mall", ["floor_b1", "floor_0", "floor_1"])] {
+        for (id, floors) in [("arcade", ["floor_m1", "floor_0", "floor_1"]), ("hall", ["floor_0", "floor_1"]),
+                             ("hall-v2", ["floor_0", "floor_1"]), ("mall", ["floor_m1", "floor_0", "floor_1"])] {
             for f in floors {
                 XCTAssertFalse(files(out, under: "\(id)/\(f)/png", ext: ".png").isEmpty, "\(id)/\(f)/png")
                 XCTAssertFalse(files(out, under: "\(id)/\(f)/mvt", ext: ".pbf").isEmpty, "\(id)/\(f)/mvt")

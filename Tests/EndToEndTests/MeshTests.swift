@@ -42,12 +42,12 @@ final class MeshTests: XCTestCase {
         let m = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("manifest.json"))) as! [String: Any]
         let mesh = try XCTUnwrap(((m["venues"] as! [[String: Any]])[0])["mesh"] as? [String: Any])
         XCTAssertEqual(mesh["floor_height"] as? Double, 5)
-        XCTAssertEqual((mesh["floors"] as? [String: String])?.keys.sorted(), ["floor_0", "floor_1", "floor_b1"])
+        XCTAssertEqual((mesh["floors"] as? [String: String])?.keys.sorted(), ["floor_0", "floor_1", "floor_m1"])
 
         let venue = try GLBFile(Data(contentsOf: out.appendingPathComponent("h/venue.glb")))
         try venue.validate()
         let nodes = venue.json["nodes"] as! [[String: Any]]
-        XCTAssertEqual(nodes.map { $0["name"] as? String }, ["floor_b1", "floor_0", "floor_1"])
+        XCTAssertEqual(nodes.map { $0["name"] as? String }, ["floor_m1", "floor_0", "floor_1"])
         XCTAssertEqual((nodes[0]["translation"] as? [Double])?[1], -5)
         XCTAssertEqual((nodes[2]["translation"] as? [Double])?[1], 5)
         let origin = ((venue.json["extras"] as? [String: Any])?["origin"] as? [String: Double])

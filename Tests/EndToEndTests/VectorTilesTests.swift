@@ -25,7 +25,7 @@ final class VectorTilesTests: XCTestCase {
 
     func testLayersPropertiesAndPyramids() throws {
         let out = try build(CLI.fixture, tilesets: #"[{"format": "mvt"}]"#)
-        for pyramid in ["h/floor_b1/mvt", "h/floor_0/mvt", "h/floor_1/mvt", "h/all/mvt"] {
+        for pyramid in ["h/floor_m1/mvt", "h/floor_0/mvt", "h/floor_1/mvt", "h/all/mvt"] {
             XCTAssertFalse(tiles(out, under: pyramid).isEmpty, pyramid)
         }
         // A z20 tile in the middle of the ground floor: its layers are named by the style spec's layer ids.
@@ -63,7 +63,7 @@ final class VectorTilesTests: XCTestCase {
         // The venue-wide pyramid: generic layer names.
         for rel in tiles(out, under: "h/all/mvt/19") {
             let t = try DecodedTile(Array(Data(contentsOf: out.appendingPathComponent("h/all/mvt/19/" + rel))))
-            for l in t.layers { XCTAssertFalse(l.name.contains("floor_0") || l.name.contains("floor_b1"), l.name) }
+            for l in t.layers { XCTAssertFalse(l.name.contains("floor_0") || l.name.contains("floor_m1"), l.name) }
         }
 
         // TileJSON 3.0.0 beside every pyramid, with absolute URLs.

@@ -17,6 +17,8 @@ final class InputKeysTests: XCTestCase {
         "quantize": { $0.quantize.toggle() },
         // Where tiles go and what they are packed into do not change a tile's bytes.
         "pathTemplate": { $0.pathTemplate = "{venue}/{floor}/{z}/{x}/{y}.{ext}" }, "archive": { $0.archive = .pmtiles },
+        // Which pyramids a tileset makes; each pyramid's own items and folder decide its keys.
+        "layers": { $0.layers = [.floors, .outdoors, .floorShadows] },
     ]
 
     func header(_ ts: Tileset, zoom: Int = 20, venueWide: Bool = false) -> String {

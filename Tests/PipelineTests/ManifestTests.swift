@@ -8,7 +8,7 @@ final class ManifestTests: XCTestCase {
             generator: .init(name: "venuetiles", version: "9"),
             venues: [],
             tiles: [.init(path: "v/floor_0/png/17/1/2.png", sha256: Digest32(hex: String(repeating: "a", count: 64))!, bytes: 10, key: Digest16(hex: String(repeating: "1", count: 32))),
-                    .init(path: "v/floor_b1/mvt/23/\"odd\\name\".pbf", sha256: Digest32(hex: String(repeating: "b", count: 64))!, bytes: 0, key: nil)],
+                    .init(path: "v/floor_m1/mvt/23/\"odd\\name\".pbf", sha256: Digest32(hex: String(repeating: "b", count: 64))!, bytes: 0, key: nil)],
             files: [.init(path: "v/floor_0/png/tilejson.json", sha256: Digest32(hex: String(repeating: "c", count: 64))!, bytes: 5)],
             blank_tiles: [.init(path: "v/floor_0/png/18/3/4.png", key: Digest16(hex: String(repeating: "2", count: 32))!)])
         var out = Data()

@@ -72,7 +72,7 @@ final class PipelineConfigOutputTests: XCTestCase {
                                                         "{venue}/{ordinal}/{format}{scale}/{z}/{x}/{tms_y}.{ext}"])
         XCTAssertEqual(c.tilesets.map(\.archive), [.pmtiles, .pmtiles, .mbtiles])
         XCTAssertEqual(c.tilesets[1].tilePath(venue: "m", floor: "floor_0", ordinal: 0, z: 2, x: 1, y: 2), "m/floor_0/png@2x/21.png")
-        XCTAssertEqual(c.tilesets[2].tilePath(venue: "m", floor: "floor_b1", ordinal: -1, z: 2, x: 1, y: 0), "m/-1/mvt/2/1/3.pbf")
+        XCTAssertEqual(c.tilesets[2].tilePath(venue: "m", floor: "floor_m1", ordinal: -1, z: 2, x: 1, y: 0), "m/-1/mvt/2/1/3.pbf")
         // The default is today's tree.
         let d = try parse(#"[{"format": "mvt"}]"#)
         XCTAssertEqual(d.tilesets[0].tilePath(venue: "m", floor: "all", ordinal: nil, z: 17, x: 1, y: 2), "m/all/mvt/17/1/2.pbf")

@@ -19,7 +19,7 @@ final class PlanTests: XCTestCase {
 
     func testPrepareOrdersItemsByLayerAndDropsHiddenLayers() throws {
         let v = try prepared()
-        XCTAssertEqual(v.floors.map(\.id), ["floor_b1", "floor_0", "floor_1"])
+        XCTAssertEqual(v.floors.map(\.id), ["floor_m1", "floor_0", "floor_1"])
         let ground = v.floors[1]
         // The level outlines come first (floor_outlines is the lowest drawn layer in the default style).
         XCTAssertEqual(ground.items.count, ground.featureIDs.count)

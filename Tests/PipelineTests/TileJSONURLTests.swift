@@ -18,9 +18,9 @@ final class TileJSONURLTests: XCTestCase {
     func testAbsoluteFromTheBaseURLAndTMSScheme() throws {
         let c = try PipelineConfig.parse(Data(#"{"sources": [{"id": "v", "format": "imdf", "path": "p"}], "tilesets": [{"format": "png", "scale": 2, "layout": "tms"}, {"format": "mvt", "layout": "quadkey"}]}"#.utf8),
                                          file: "/x/pipeline.json")
-        let png = TileJSON.tileURL(base: "https://tiles.example.com/", tileJSONPath: "v/floor_b1/png@2x/tilejson.json", tileset: c.tilesets[0],
-                                   venue: "v", floor: "floor_b1", ordinal: -1)
-        XCTAssertEqual(png.url, "https://tiles.example.com/v/floor_b1/png@2x/{z}/{x}/{y}.png")
+        let png = TileJSON.tileURL(base: "https://tiles.example.com/", tileJSONPath: "v/floor_m1/png@2x/tilejson.json", tileset: c.tilesets[0],
+                                   venue: "v", floor: "floor_m1", ordinal: -1)
+        XCTAssertEqual(png.url, "https://tiles.example.com/v/floor_m1/png@2x/{z}/{x}/{y}.png")
         XCTAssertEqual(png.scheme, "tms")
         let mvt = TileJSON.tileURL(base: nil, tileJSONPath: "v/all/mvt/tilejson.json", tileset: c.tilesets[1], venue: "v", floor: "all", ordinal: nil)
         XCTAssertEqual(mvt.url, "{quadkey}.pbf")

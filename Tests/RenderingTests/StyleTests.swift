@@ -23,13 +23,13 @@ final class StyleTests: XCTestCase {
         let doc = """
         {"id": "t", "version": "1.1", "styles": [
           {"layer-id": "floor_rooms_[FLOOR]", "fill-color": "#111111"},
-          {"layer-id": "floor_rooms_floor_b1", "fill-color": "#222222"},
+          {"layer-id": "floor_rooms_floor_m1", "fill-color": "#222222"},
           {"layer-id": "floor_rooms_[FLOOR]", "bogus": 1},
           {"layer-id": "no_such_layer", "hidden": true}
         ]}
         """
         let s = try Style.parse(Data(doc.utf8), source: "t.json")
-        XCTAssertEqual(s.resolve("floor_rooms_[FLOOR]", floor: "floor_b1")?.fillColor, Color(hex: "#222222"))
+        XCTAssertEqual(s.resolve("floor_rooms_[FLOOR]", floor: "floor_m1")?.fillColor, Color(hex: "#222222"))
         XCTAssertNil(s.resolve("floor_rooms_[FLOOR]", floor: "floor_0")?.fillColor)   // later wildcard entry replaced the first
         XCTAssertEqual(s.warnings.count, 2)
         XCTAssertTrue(s.warnings.contains { $0.contains("bogus") })
@@ -104,7 +104,7 @@ final class StyleTests: XCTestCase {
             XCTAssertLessThan(LayerTable.drawIndex(of: t!), LayerTable.drawingOrder.count)
         }
         XCTAssertLessThan(LayerTable.drawIndex(of: "floor_outlines_[FLOOR]"), LayerTable.drawIndex(of: "floor_rooms_[FLOOR]"))
-        XCTAssertEqual(LayerTable.layerID("floor_rooms_[FLOOR]", floor: "floor_b1"), "floor_rooms_floor_b1")
+        XCTAssertEqual(LayerTable.layerID("floor_rooms_[FLOOR]", floor: "floor_m1"), "floor_rooms_floor_m1")
     }
 }
 

@@ -30,7 +30,7 @@ final class IMDFReaderTests: XCTestCase {
         // Floors by ordinal: a basement, a ground floor shared by two buildings, an upper floor.
         let floors = Floor.group(v.levels)
         XCTAssertEqual(floors.map(\.ordinal), [-1, 0, 1])
-        XCTAssertEqual(floors.map(\.id), ["floor_b1", "floor_0", "floor_1"])
+        XCTAssertEqual(floors.map(\.id), ["floor_m1", "floor_0", "floor_1"])
         XCTAssertEqual(Set(floors[1].levels.flatMap(\.buildingIDs)).count, 2)
         XCTAssertEqual(floors[0].shortName(language: "en"), "B1")
 

@@ -5,7 +5,7 @@ final class ModelTests: XCTestCase {
     func testFloorIDs() {
         XCTAssertEqual(Floor.id(forOrdinal: 0), "floor_0")
         XCTAssertEqual(Floor.id(forOrdinal: 3), "floor_3")
-        XCTAssertEqual(Floor.id(forOrdinal: -2), "floor_b2")
+        XCTAssertEqual(Floor.id(forOrdinal: -2), "floor_m2")
     }
 
     func testFloorGroupingPrefersIndoorLevels() {

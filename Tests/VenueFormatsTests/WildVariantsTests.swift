@@ -110,7 +110,7 @@ final class WildVariantsTests: XCTestCase {
         let v = try r.read(path: path, venueID: "mezz")
         XCTAssertEqual(r.diagnostics.warningCount, 0, r.diagnostics.items.description)
         let floors = Floor.group(v.levels)
-        XCTAssertEqual(floors.map(\.id), ["floor_b1", "floor_b0_5", "floor_0", "floor_0_5", "floor_1"])
+        XCTAssertEqual(floors.map(\.id), ["floor_m1", "floor_m0_5", "floor_0", "floor_0_5", "floor_1"])
         XCTAssertEqual(floors.map(\.position), [-1, -0.5, 0, 0.5, 1])
         XCTAssertEqual(v.levels.first { $0.id == "level:0.5" }?.shortName["und"], "0.5")
         XCTAssertEqual(v.features.filter { $0.id == "way/4" }.compactMap(\.levelID), ["level:-1", "level:0", "level:0.5"])
@@ -120,10 +120,10 @@ final class WildVariantsTests: XCTestCase {
     func testFloorIDsOfFractionalFloors() {
         XCTAssertEqual(Floor.id(forOrdinal: 0, fraction: 500_000), "floor_0_5")
         XCTAssertEqual(Floor.id(forOrdinal: 1, fraction: 250_000), "floor_1_25")
-        XCTAssertEqual(Floor.id(forOrdinal: -1, fraction: 500_000), "floor_b0_5")
-        XCTAssertEqual(Floor.id(forOrdinal: -2, fraction: 750_000), "floor_b1_25")
+        XCTAssertEqual(Floor.id(forOrdinal: -1, fraction: 500_000), "floor_m0_5")
+        XCTAssertEqual(Floor.id(forOrdinal: -2, fraction: 750_000), "floor_m1_25")
         XCTAssertEqual(Floor.id(forOrdinal: 2, fraction: 1), "floor_2_000001")
-        XCTAssertEqual(Floor.id(forOrdinal: Int.min), "floor_b9223372036854775808")
+        XCTAssertEqual(Floor.id(forOrdinal: Int.min), "floor_m9223372036854775808")
     }
 
     /// Numbers that overflowed (signal 4) and lists that never finished:
