@@ -21,6 +21,7 @@ extension Builder {
                         center: [c.lon, c.lat, Double(config.minZoom)], vector_layers: layers,
                         format: ts.fileExtension, tile_size: ts.format == .png ? ts.tileSize : nil)
         tj.legend = legend
+        tj.attribution = attribution(v.sourceID)
         return tj
     }
 
@@ -62,8 +63,14 @@ extension Builder {
             let warnings = loaded[vi].diagnostics.filter { $0.kind == .warning }.count
             out.append(Manifest.VenueEntry(id: v.venue.id, source_id: v.sourceID, name: v.venue.name.text(preferring: lang),
                                            center: [center.lon, center.lat], bounds: [b.west, b.south, b.east, b.north],
-                                           floors: floors, tilesets: tilesets, warnings: warnings, mesh: meshes[vi]))
+                                           floors: floors, tilesets: tilesets, warnings: warnings,
+                                           attribution: attribution(v.sourceID), mesh: meshes[vi]))
         }
         return out
+    }
+
+    /// The attribution of the source a venue was read from.
+    func attribution(_ sourceID: String) -> String? {
+        config.sources.first { $0.id == sourceID }?.effectiveAttribution
     }
 }

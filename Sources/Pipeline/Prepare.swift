@@ -15,8 +15,11 @@ public struct PreparedFloor: Sendable {
     /// Named units that may carry a raster label, and how labels look (nil: no labels).
     public var labels: [LabelCandidate] = []
     public var labelStyle: LabelStyle?
-    /// Amenities drawn as sprite icons (placed per zoom with the labels).
+    /// Point amenities, drawn as icons or dots as placement decides per zoom (with the labels).
     public var icons: [IconCandidate] = []
+    /// The floor's outline (level polygons, else units), exterior rings of one
+    /// orientation: where a large unit's label may reach past its unit.
+    public var area: [[MercatorPoint]] = []
 
     public init(floor: Floor, items: [DrawItem], featureIDs: [String], labels: [LabelCandidate] = [],
                 labelStyle: LabelStyle? = nil, icons: [IconCandidate] = []) {
@@ -50,8 +53,11 @@ public enum Prepare {
 
         // Occupant names reach units through anchors (as in the vector labels).
         var occupantName = [String: LocalizedName]()
-        for a in venue.features where a.featureClass == .anchor && !a.name.isEmpty {
-            if let u = a.unitID, occupantName[u] == nil { occupantName[u] = a.name }
+        var occupantCategory = [String: String]()
+        for a in venue.features where a.featureClass == .anchor {
+            guard let u = a.unitID else { continue }
+            if !a.name.isEmpty, occupantName[u] == nil { occupantName[u] = a.name }
+            if a.category != "anchor", occupantCategory[u] == nil { occupantCategory[u] = a.category }
         }
         let measurer = try? TextMeasurer()
 
@@ -63,22 +69,34 @@ public enum Prepare {
             }
             var drawn = [(order: Int, seq: Int, item: DrawItem, id: String)]()
             var icons = [IconCandidate]()
+            let area = FloorArea.rings(feats)
+            let doorClip = area.rings.isEmpty ? nil : ClipArea(rings: area.rings)
+            if let slab = FloorArea.slab(area, floor: floor, style: style) {
+                drawn.append((LayerTable.drawIndex(of: "floor_outlines_[FLOOR]"), -1, slab, "floor-slab"))
+            }
             let iconStyle = style.resolve("floor_icons_[FLOOR]", floor: floor.id).flatMap { $0.hidden ? nil : $0.iconName }
             for (seq, f) in feats.enumerated() {
                 guard let template = LayerTable.template(for: f.featureClass),
                       let ls = style.resolve(template, floor: floor.id, building: f.buildingID), !ls.drawsNothing else { continue }
                 let g = ProjectedGeometry(f.geometry)
                 if f.sourcePaint?.hidden == true { continue }
-                var paint = sourcePainted(Paint(fill: ls.fillColor, outline: ls.outlineColor, line: ls.lineColor), f.sourcePaint, g)
+                // Units by category (food, shops, services, ...) when the style says so; the venue's own colour wins.
+                let fill = PrepareVector.isUnitClass(f.featureClass) ? ls.categoryFill(f.category, occupant: occupantCategory[f.id]) : nil
+                var paint = sourcePainted(Paint(fill: fill ?? ls.fillColor, outline: ls.outlineColor, line: ls.lineColor), f.sourcePaint, g)
                 if let p = ls.fillPattern, sprite.images[p] != nil { paint.pattern = p }
                 guard draws(paint, g) else { continue }
-                if f.featureClass == .amenity, let template = iconStyle, case .points(let pts) = g, pts.count == 1,
-                   let (name, image) = sprite.iconName(template, category: f.category) {
-                    icons.append(IconCandidate(featureID: f.id, anchor: pts[0], name: name, width: image.logicalWidth,
-                                               height: image.logicalHeight, fallback: DrawItem(geometry: g, paint: paint)))
+                // Point amenities are placed per zoom with the labels (icon, dot, or
+                // nothing where more important ones crowd them out).
+                if f.featureClass == .amenity, case .points(let pts) = g, pts.count == 1 {
+                    let image = iconStyle.flatMap { sprite.iconName($0, category: f.category) }
+                    icons.append(IconCandidate(featureID: f.id, anchor: pts[0], name: image?.name, width: image?.image.logicalWidth ?? 0,
+                                               height: image?.image.logicalHeight ?? 0, fallback: DrawItem(geometry: g, paint: paint),
+                                               tier: Cartography.amenityTier(f.category)))
                     continue
                 }
-                drawn.append((LayerTable.drawIndex(of: template), seq, DrawItem(geometry: g, paint: paint), f.id))
+                var item = DrawItem(geometry: g, paint: paint)
+                if f.featureClass == .opening, case .lines = g { item.clip = doorClip }
+                drawn.append((LayerTable.drawIndex(of: template), seq, item, f.id))
             }
             if let bg = style.resolve("background", floor: floor.id), !bg.hidden, let c = bg.fillColor {
                 drawn.append((LayerTable.drawIndex(of: "background"), -1, DrawItem(geometry: .points([]), paint: Paint(fill: c), wholeTile: true), "background"))
@@ -86,6 +104,7 @@ public enum Prepare {
             drawn.sort { ($0.order, $0.seq) < ($1.order, $1.seq) }
             var pf = PreparedFloor(floor: floor, items: drawn.map(\.item), featureIDs: drawn.map(\.id))
             pf.icons = icons
+            pf.area = area.rings
             if let measurer, let ls = LabelStyle.resolve(style, floor: floor.id) {
                 pf.labelStyle = ls
                 pf.labels = labelCandidates(feats, floor: floor, style: style, labelStyle: ls, language: venue.language,
@@ -135,7 +154,8 @@ public enum Prepare {
             guard let a = anchor ?? PrepareVector.pole(polys),
                   let rings = polys.first(where: { Planar.contains(rings: $0, a) }) else { continue }
             out.append(LabelCandidate(featureID: f.id, layout: measurer.layout(text, style: labelStyle), anchor: a, rings: rings,
-                                      area: polys.reduce(0) { $0 + abs(Planar.signedArea($1[0])) }))
+                                      area: polys.reduce(0) { $0 + abs(Planar.signedArea($1[0])) },
+                                      weight: Cartography.labelWeight(f.featureClass, category: f.category)))
         }
         return out
     }

@@ -29,6 +29,8 @@ public struct TileJSON: Encodable {
     /// [lon, lat, zoom]
     public var center: [Double]
     public var vector_layers: [VectorLayer]?
+    /// Credit to the data's authors (the source's `attribution`), shown by clients.
+    public var attribution: String? = nil
     public var format: String
     public var tile_size: Int?
     /// Per style-spec layer id: display name, colours, icon, hidden (`FloorsIndex.legendEntries`).
@@ -60,7 +62,7 @@ enum TileJSONExtent {
     static func bounds(_ p: Builder.Pyramid, fallback: LonLatBounds) -> LonLatBounds {
         var r = MercatorRect.empty
         switch p.content {
-        case .raster(let items): for i in items where !i.wholeTile { r.extend(i.geometry.bounds) }
+        case .raster(let items): for i in items where !i.wholeTile { r.extend(i.grow > 0 ? i.geometry.bounds.expanded(by: i.grow) : i.geometry.bounds) }
         case .vector(let items, _): for i in items { r.extend(i.geometry.bounds) }
         }
         guard !r.isEmpty else { return fallback }
