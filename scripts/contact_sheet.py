@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Stitches one floor's PNG tiles at a few zooms into one image (docs/contact-sheet.png).
 
-usage: scripts/contact_sheet.py OUTPUT_DIR SOURCE_ID FLOOR_ID OUT.png [--zooms 19,21] [--tileset png]
+usage: scripts/contact_sheet.py OUTPUT_DIR SOURCE_ID FLOOR_ID OUT.png [--zooms 18,20] [--tileset png]
 
 Needs Pillow (Debian: python3-pil). Tiles missing from the pyramid (blank, never
 written) show the checkerboard, so the sheet also shows which tiles exist.
@@ -42,7 +42,7 @@ def main():
     ap.add_argument("source")
     ap.add_argument("floor")
     ap.add_argument("out")
-    ap.add_argument("--zooms", default="19,21")
+    ap.add_argument("--zooms", default="18,20")
     ap.add_argument("--tileset", default="png")
     ap.add_argument("--max-width", type=int, default=2600)
     a = ap.parse_args()

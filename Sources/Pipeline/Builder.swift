@@ -346,7 +346,9 @@ public final class Builder {
         }
         for pi in pyramids.indices {
             pyramids[pi].digest = digested[pi].0; pyramids[pi].itemKeys = digested[pi].1
-            pyramids[pi].extent = TileJSONExtent.bounds(pyramids[pi], fallback: venues[pyramids[pi].venue].bounds)
+            let p = pyramids[pi]
+            pyramids[pi].extent = TileJSONExtent.bounds(p, fallback: venues[p.venue].bounds,
+                                                        labelsOf: p.floor.map { venues[p.venue].floors[$0] }, minZoom: zooms.min() ?? config.minZoom)
         }
         return pyramids
     }

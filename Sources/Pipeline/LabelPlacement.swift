@@ -18,11 +18,14 @@ public struct LabelCandidate: Sendable {
     /// Importance per unit of area (`Cartography.labelWeight`): within a rank,
     /// labels are placed by area × weight.
     public var weight: Double
+    /// The name may reach past the unit (a concourse's, not a shop's: a shop's
+    /// name over its neighbours would name them).
+    public var spills: Bool
 
     public init(featureID: String, layout: TextLayout, anchor: MercatorPoint, rings: [[MercatorPoint]], area: Double,
-                style: LabelStyle? = nil, rank: Int = 0, weight: Double = 1) {
+                style: LabelStyle? = nil, rank: Int = 0, weight: Double = 1, spills: Bool = false) {
         self.featureID = featureID; self.layout = layout; self.anchor = anchor; self.rings = rings; self.area = area
-        self.style = style; self.rank = rank; self.weight = weight
+        self.style = style; self.rank = rank; self.weight = weight; self.spills = spills
     }
 }
 
@@ -61,10 +64,11 @@ public struct IconCandidate: Sendable {
 /// 2. labels, by rank, then area × weight (larger, more important units
 ///    first), then feature id, so the same input always gives the same
 ///    labels; a label is placed only when its box (text + halo + 2 px) lies
-///    inside its unit at that zoom, or — for a unit that matters (weight at
-///    least 1) and covers at least twice the box's area — inside the floor
-///    (`floorArea`), so a large concourse keeps its name at low zoom where the
-///    name is longer than the concourse is wide; and only over nothing placed;
+///    inside its unit at that zoom, or — for a walkway (`spills`) that covers
+///    at least the box's area — inside the floor
+///    (`floorArea`) and clear of its fixtures (`obstacles`), so a concourse
+///    keeps its name at low zoom where the name is longer than the concourse
+///    is wide; and only over nothing placed;
 /// 3. dots: amenities with no icon at that zoom (all of them below z19), of
 ///    the tiers `Cartography.maxDotTier` keeps at that zoom, most important
 ///    first, each kept `Cartography.dotSpacingPx` clear of everything placed:
@@ -80,9 +84,10 @@ public enum LabelPlacement {
     /// The icons, labels and dots placed at `zoom`, as draw items whose
     /// geometry is their box (a dot: its own point).
     /// `floorArea`: the floor's outline rings, one orientation (`FloorArea.rings`);
-    /// empty: every label stays inside its unit.
+    /// empty: every label stays inside its unit. `obstacles`: boxes (fixtures)
+    /// a label reaching past its unit must not cover.
     public static func place(_ candidates: [LabelCandidate], icons: [IconCandidate] = [], style floorStyle: LabelStyle?, zoom: Int,
-                             floorArea: [[MercatorPoint]] = []) -> [DrawItem] {
+                             floorArea: [[MercatorPoint]] = [], obstacles: [MercatorRect] = []) -> [DrawItem] {
         let mpp = DrawMetrics.metresPerPixel(zoom: zoom)
         var grid = Grid(cell: 256 * mpp)
         var out = [DrawItem]()
@@ -112,7 +117,9 @@ public enum LabelPlacement {
             let box = rect(c.anchor, halfWidth: (c.layout.width / 2 + pad) * mpp, halfHeight: (c.layout.height / 2 + pad) * mpp)
             guard !c.layout.lines.isEmpty, !grid.collides(box) else { continue }
             let boxArea = (box.maxX - box.minX) * (box.maxY - box.minY)
-            guard fits(box, in: c.rings) || (c.weight >= 1 && c.area >= 2 * boxArea && inside(box, floorArea)) else { continue }
+            guard fits(box, in: c.rings)
+                    || (c.spills && c.area >= boxArea && inside(box, floorArea) && !obstacles.contains(where: { $0.intersects(box) }))
+            else { continue }
             grid.insert(box)
             // The planning box is what can get ink (text, halo, 1 px of antialiasing), not the clearance.
             let inked = rect(c.anchor, halfWidth: (c.layout.width / 2 + style.haloWidth + 1) * mpp,

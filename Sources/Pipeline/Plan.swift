@@ -42,7 +42,8 @@ public enum Plan {
     public static func raster(floor: PreparedFloor, zoom z: Int) -> (labels: [DrawItem], plan: FloorZoomPlan) {
         var plan = run(floor: floor, zoom: z)
         guard (floor.labelStyle != nil && !floor.labels.isEmpty) || !floor.icons.isEmpty else { return ([], plan) }
-        let labels = LabelPlacement.place(floor.labels, icons: floor.icons, style: floor.labelStyle, zoom: z, floorArea: floor.area)
+        let labels = LabelPlacement.place(floor.labels, icons: floor.icons, style: floor.labelStyle, zoom: z, floorArea: floor.area,
+                                          obstacles: floor.obstacles)
         let base = Int32(floor.items.count)
         let lp = run(labels.map(\.geometry), zoom: z, listPad: { DrawMetrics.pad(for: $0, zoom: z) })
         var position = [TileID: Int]()

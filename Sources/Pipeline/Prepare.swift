@@ -20,6 +20,8 @@ public struct PreparedFloor: Sendable {
     /// The floor's outline (level polygons, else units), exterior rings of one
     /// orientation: where a large unit's label may reach past its unit.
     public var area: [[MercatorPoint]] = []
+    /// Boxes of the floor's fixtures, which a label reaching past its unit must not cover.
+    public var obstacles: [MercatorRect] = []
 
     public init(floor: Floor, items: [DrawItem], featureIDs: [String], labels: [LabelCandidate] = [],
                 labelStyle: LabelStyle? = nil, icons: [IconCandidate] = []) {
@@ -105,6 +107,8 @@ public enum Prepare {
             var pf = PreparedFloor(floor: floor, items: drawn.map(\.item), featureIDs: drawn.map(\.id))
             pf.icons = icons
             pf.area = area.rings
+            pf.obstacles = feats.filter { ($0.featureClass == .fixture || $0.featureClass == .water) && $0.levelID != nil }
+                .map { ProjectedGeometry($0.geometry).bounds }.filter { $0.minX <= $0.maxX }
             if let measurer, let ls = LabelStyle.resolve(style, floor: floor.id) {
                 pf.labelStyle = ls
                 pf.labels = labelCandidates(feats, floor: floor, style: style, labelStyle: ls, language: venue.language,
@@ -155,7 +159,8 @@ public enum Prepare {
                   let rings = polys.first(where: { Planar.contains(rings: $0, a) }) else { continue }
             out.append(LabelCandidate(featureID: f.id, layout: measurer.layout(text, style: labelStyle), anchor: a, rings: rings,
                                       area: polys.reduce(0) { $0 + abs(Planar.signedArea($1[0])) },
-                                      weight: Cartography.labelWeight(f.featureClass, category: f.category)))
+                                      weight: Cartography.labelWeight(f.featureClass, category: f.category),
+                                      spills: f.featureClass == .walkway))
         }
         return out
     }

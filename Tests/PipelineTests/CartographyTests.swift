@@ -121,8 +121,8 @@ final class CartographyTests: XCTestCase {
     }
 
     /// A long, narrow concourse (large in area, narrower than its name at z18)
-    /// keeps its name inside the floor; a storage room of the same shape and
-    /// a small room do not spill their names.
+    /// keeps its name inside the floor; a shop of the same shape and
+    /// a room smaller than the name's box do not spill their names.
     func testLargeUnitsNameMayReachPastTheUnitInsideTheFloor() {
         func rect(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double) -> [[MercatorPoint]] {
             [[MercatorPoint(x: origin.x + x0, y: origin.y + y0), MercatorPoint(x: origin.x + x1, y: origin.y + y0),
@@ -136,17 +136,20 @@ final class CartographyTests: XCTestCase {
         let mpp = DrawMetrics.metresPerPixel(zoom: z)
         XCTAssertGreaterThan((text.height + 2 * (style.haloWidth + LabelPlacement.marginPx)) * mpp, 8, "the name is taller than the concourse is wide")
         let walkway = LabelCandidate(featureID: "w", layout: text, anchor: origin, rings: concourse, area: 3200,
-                                     weight: Cartography.labelWeight(.walkway, category: "walkway"))
+                                     weight: Cartography.labelWeight(.walkway, category: "walkway"), spills: true)
         XCTAssertEqual(LabelPlacement.place([walkway], style: style, zoom: z).count, 0, "without the floor: inside its unit only")
         XCTAssertEqual(LabelPlacement.place([walkway], style: style, zoom: z, floorArea: floorArea).count, 1)
-        var storage = walkway
-        storage.weight = Cartography.labelWeight(.nonPublic, category: "storage")
-        XCTAssertEqual(LabelPlacement.place([storage], style: style, zoom: z, floorArea: floorArea).count, 0)
+        var shop = walkway
+        shop.spills = false
+        shop.weight = Cartography.labelWeight(.room, category: "room")
+        XCTAssertEqual(LabelPlacement.place([shop], style: style, zoom: z, floorArea: floorArea).count, 0, "a shop's name stays in the shop")
         var small = walkway
         small.rings = rect(-5, -4, 5, 4)
         small.area = 80
         XCTAssertEqual(LabelPlacement.place([small], style: style, zoom: z, floorArea: floorArea).count, 0)
-        // Not outside the floor either.
+        // Not over a fixture (a kiosk in the concourse under the name), nor outside the floor.
+        let kiosk = MercatorRect(minX: origin.x + 5, minY: origin.y + 5, maxX: origin.x + 7, maxY: origin.y + 7)
+        XCTAssertEqual(LabelPlacement.place([walkway], style: style, zoom: z, floorArea: floorArea, obstacles: [kiosk]).count, 0)
         XCTAssertEqual(LabelPlacement.place([walkway], style: style, zoom: z, floorArea: rect(-300, -3, 300, 300)).count, 0)
     }
 }
