@@ -40,7 +40,7 @@ except ImportError as e:  # reported by the caller as a skip reason
     sys.exit(77)
 
 BACKGROUND = (0xE4, 0xE8, 0xEE)   # #map background in preview.html
-ROOM_FILL = (0xFB, 0xE5, 0xC4)    # floor_rooms_[FLOOR] fill of the default style
+ROOM_FILL = (0xF6, 0xEB, 0xDA)    # floor_rooms_[FLOOR] fill of the default style
 
 
 class Server(http.server.ThreadingHTTPServer):

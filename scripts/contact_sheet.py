@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Stitches one floor's PNG tiles at a few zooms into one image (docs/contact-sheet.png).
 
-usage: scripts/contact_sheet.py OUTPUT_DIR SOURCE_ID FLOOR_ID OUT.png [--zooms 19,21] [--tileset png]
+usage: scripts/contact_sheet.py OUTPUT_DIR SOURCE_ID FLOOR_ID OUT.png [--zooms 18,20] [--tileset png]
                                 [--overlay floor_shadows_floor_0]
 
 FLOOR_ID may be any raster pyramid (`outdoors`, `building_outlines_building_1`); --overlay
@@ -56,7 +56,7 @@ def main():
     ap.add_argument("source")
     ap.add_argument("floor")
     ap.add_argument("out")
-    ap.add_argument("--zooms", default="19,21")
+    ap.add_argument("--zooms", default="18,20")
     ap.add_argument("--tileset", default="png")
     ap.add_argument("--max-width", type=int, default=2600)
     ap.add_argument("--overlay", help="another pyramid of the venue drawn over this one")

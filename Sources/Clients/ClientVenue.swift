@@ -43,6 +43,8 @@ public struct ClientVenue: Sendable {
     public var baseURL: String?
     /// Every label text of the vector tiles (names of units and buildings), for the glyph ranges.
     public var labelTexts: [String]
+    /// Credit to the data's authors, on every tile source of the styles.
+    public var attribution: String? = nil
 
     public init(id: String, name: String, bounds: [Double], center: [Double], minZoom: Int, maxZoom: Int,
                 floors: [Floor], tilesets: [Tileset], baseURL: String?, labelTexts: [String]) {

@@ -357,7 +357,11 @@ public final class Builder {
         }
         for pi in pyramids.indices {
             pyramids[pi].digest = digested[pi].0; pyramids[pi].itemKeys = digested[pi].1
-            pyramids[pi].extent = TileJSONExtent.bounds(pyramids[pi], fallback: venues[pyramids[pi].venue].bounds)
+            let p = pyramids[pi]
+            // A raster pyramid's floor is one of the venue's sheets (floors, then overlays).
+            var sheet: PreparedFloor?
+            if case .raster = p.content, let f = p.floor { sheet = venues[p.venue].sheet(f) }
+            pyramids[pi].extent = TileJSONExtent.bounds(p, fallback: venues[p.venue].bounds, labelsOf: sheet, minZoom: zooms.min() ?? config.minZoom)
         }
         return pyramids
     }

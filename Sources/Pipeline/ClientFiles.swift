@@ -40,10 +40,12 @@ extension Builder {
             return ClientVenue.Tileset(format: ts.format == .png ? .png : .mvt, directory: ts.directoryName,
                                        tileSize: ts.format == .png ? ts.tileSize : 512)
         }
-        return ClientVenue(id: v.sourceID, name: v.venue.name.text(preferring: lang) ?? v.sourceID,
-                           bounds: [b.west, b.south, b.east, b.north], center: [c.lon, c.lat],
-                           minZoom: config.minZoom, maxZoom: config.maxZoom, floors: floors, tilesets: tilesets,
-                           baseURL: config.baseURL, labelTexts: labels)
+        var client = ClientVenue(id: v.sourceID, name: v.venue.name.text(preferring: lang) ?? v.sourceID,
+                                 bounds: [b.west, b.south, b.east, b.north], center: [c.lon, c.lat],
+                                 minZoom: config.minZoom, maxZoom: config.maxZoom, floors: floors, tilesets: tilesets,
+                                 baseURL: config.baseURL, labelTexts: labels)
+        client.attribution = attribution(v.sourceID)
+        return client
     }
 
     /// The `name` of every feature the MapLibre style labels (unit label points

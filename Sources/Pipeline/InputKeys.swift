@@ -89,6 +89,12 @@ public enum InputKeys {
         w.geometry(item.geometry)
         w.color(item.paint.fill); w.color(item.paint.outline); w.color(item.paint.line)
         if item.wholeTile { w.string("background") }
+        if item.grow > 0 { w.string("grow"); w.double(item.grow) }
+        if let c = item.clip {
+            w.string("clip")
+            w.int(c.rings.count)
+            for r in c.rings { w.int(r.count); r.forEach { w.double($0.x); w.double($0.y) } }
+        }
         if let p = item.paint.pattern { w.string("pattern"); w.string(p) }
         if let ic = item.icon { w.string("icon"); w.string(ic.name); w.double(ic.anchor.x); w.double(ic.anchor.y) }
         if let l = item.label {
@@ -139,12 +145,16 @@ public enum InputKeys {
                 w.string(l.featureID); w.layout(l.layout); w.double(l.anchor.x); w.double(l.anchor.y)
                 w.int(l.rings.count)
                 for r in l.rings { w.int(r.count); r.forEach { w.double($0.x); w.double($0.y) } }
-                w.double(l.area); w.labelStyle(l.style); w.int(l.rank)
+                w.double(l.area); w.labelStyle(l.style); w.int(l.rank); w.double(l.weight); w.string(l.spills ? "spills" : "stays")
             }
+            w.int(f.area.count)
+            for r in f.area { w.int(r.count); r.forEach { w.double($0.x); w.double($0.y) } }
+            w.int(f.obstacles.count)
+            for b in f.obstacles { w.double(b.minX); w.double(b.minY); w.double(b.maxX); w.double(b.maxY) }
             w.int(f.icons.count)
             for ic in f.icons {
-                w.string(ic.featureID); w.double(ic.anchor.x); w.double(ic.anchor.y); w.string(ic.name)
-                w.double(ic.width); w.double(ic.height); w.digest(raster(ic.fallback))
+                w.string(ic.featureID); w.double(ic.anchor.x); w.double(ic.anchor.y); w.string(ic.name.map { "icon " + $0 } ?? "dot")
+                w.double(ic.width); w.double(ic.height); w.digest(raster(ic.fallback)); w.int(ic.tier)
             }
         }
         return w.finish()

@@ -15,45 +15,64 @@ public struct LabelCandidate: Sendable {
     public var style: LabelStyle?
     /// Placement order before area: 0 unit labels, 1 building labels.
     public var rank: Int
+    /// Importance per unit of area (`Cartography.labelWeight`): within a rank,
+    /// labels are placed by area × weight.
+    public var weight: Double
+    /// The name may reach past the unit (a concourse's, not a shop's: a shop's
+    /// name over its neighbours would name them).
+    public var spills: Bool
 
     public init(featureID: String, layout: TextLayout, anchor: MercatorPoint, rings: [[MercatorPoint]], area: Double,
-                style: LabelStyle? = nil, rank: Int = 0) {
+                style: LabelStyle? = nil, rank: Int = 0, weight: Double = 1, spills: Bool = false) {
         self.featureID = featureID; self.layout = layout; self.anchor = anchor; self.rings = rings; self.area = area
-        self.style = style; self.rank = rank
+        self.style = style; self.rank = rank; self.weight = weight; self.spills = spills
     }
 }
 
-/// An amenity drawn as a sprite icon.
+/// A point amenity: a sprite icon from z19 when the style and sprite give it
+/// one, else (and below z19) its dot.
 public struct IconCandidate: Sendable {
     public var featureID: String
     public var anchor: MercatorPoint
-    /// The sprite image.
-    public var name: String
+    /// The sprite image; nil: the amenity is only ever drawn as its dot.
+    public var name: String?
     /// Size in 256 px tile pixels.
     public var width: Double
     public var height: Double
-    /// What to draw instead when the icon would overlap another (the amenity dot).
+    /// The amenity's dot, drawn where there is no icon.
     public var fallback: DrawItem
+    /// Importance (`Cartography.amenityTier`): 0 first; low zooms draw only the first tiers.
+    public var tier: Int
 
-    public init(featureID: String, anchor: MercatorPoint, name: String, width: Double, height: Double, fallback: DrawItem) {
+    public init(featureID: String, anchor: MercatorPoint, name: String?, width: Double, height: Double, fallback: DrawItem, tier: Int = 0) {
         self.featureID = featureID; self.anchor = anchor; self.name = name; self.width = width; self.height = height
-        self.fallback = fallback
+        self.fallback = fallback; self.tier = tier
     }
 }
 
-/// Where labels and icons go, decided once per floor and zoom for the whole floor.
+/// Where labels, icons and amenity dots go, decided once per floor and zoom
+/// for the whole floor.
 ///
 /// Because placement never looks at tile boundaries, a label that crosses a
 /// tile edge is drawn whole, at the same pixels, in every tile it touches —
 /// the seam-free result metatiles aim for, with no metatile edges left to cut
-/// labels at. Rules, in this order:
-/// 1. larger units first (then by feature id), so the same input always gives
-///    the same labels;
-/// 2. a label is placed only when its box (text + halo + 2 px) lies inside its
-///    unit at that zoom;
-/// 3. a label never overlaps an already placed label or icon.
-/// Icons go first (from z19), in feature-id order; an icon that would overlap
-/// another, or one below z19, is replaced by the amenity's dot at that zoom.
+/// labels at (and the plan makes every tile a placed box reaches exist). In
+/// this order:
+/// 1. icons (from z19), most important tier first, then by feature id; an
+///    icon that would overlap a placed one is left out, not replaced by a dot
+///    (a dot beside an icon reads as a stray mark);
+/// 2. labels, by rank, then area × weight (larger, more important units
+///    first), then feature id, so the same input always gives the same
+///    labels; a label is placed only when its box (text + halo + 2 px) lies
+///    inside its unit at that zoom, or — for a walkway (`spills`) that covers
+///    at least the box's area — inside the floor
+///    (`floorArea`) and clear of its fixtures (`obstacles`), so a concourse
+///    keeps its name at low zoom where the name is longer than the concourse
+///    is wide; and only over nothing placed;
+/// 3. dots: amenities with no icon at that zoom (all of them below z19), of
+///    the tiers `Cartography.maxDotTier` keeps at that zoom, most important
+///    first, each kept `Cartography.dotSpacingPx` clear of everything placed:
+///    a dot never lands inside a label.
 public enum LabelPlacement {
     /// Clearance around the text, in pixels, beyond the halo.
     public static let marginPx = 2.0
@@ -62,35 +81,59 @@ public enum LabelPlacement {
     /// Below this zoom amenities keep their dots: 24 px icons would cover a whole venue at z17–18.
     public static let iconMinZoom = 19
 
-    /// The icons and labels placed at `zoom`, as draw items whose geometry is
-    /// their box (icons that lost their place: the fallback dots).
-    public static func place(_ candidates: [LabelCandidate], icons: [IconCandidate] = [], style floorStyle: LabelStyle?, zoom: Int) -> [DrawItem] {
+    /// The icons, labels and dots placed at `zoom`, as draw items whose
+    /// geometry is their box (a dot: its own point).
+    /// `floorArea`: the floor's outline rings, one orientation (`FloorArea.rings`);
+    /// empty: every label stays inside its unit. `obstacles`: boxes (fixtures)
+    /// a label reaching past its unit must not cover.
+    public static func place(_ candidates: [LabelCandidate], icons: [IconCandidate] = [], style floorStyle: LabelStyle?, zoom: Int,
+                             floorArea: [[MercatorPoint]] = [], obstacles: [MercatorRect] = []) -> [DrawItem] {
         let mpp = DrawMetrics.metresPerPixel(zoom: zoom)
         var grid = Grid(cell: 256 * mpp)
         var out = [DrawItem]()
-        for c in icons.sorted(by: { $0.featureID < $1.featureID }) {
-            let box = rect(c.anchor, halfWidth: (c.width / 2 + iconMarginPx) * mpp, halfHeight: (c.height / 2 + iconMarginPx) * mpp)
-            if zoom < iconMinZoom || grid.collides(box) { out.append(c.fallback); continue }
-            grid.insert(box)
-            out.append(DrawItem(geometry: .polygons([ring(box)]), paint: Paint(), icon: IconDraw(anchor: c.anchor, name: c.name)))
+        let amenities = icons.sorted { ($0.tier, $0.featureID) < ($1.tier, $1.featureID) }
+        var iconDrawn = Set<String>()
+        if zoom >= iconMinZoom {
+            for c in amenities {
+                guard let name = c.name else { continue }
+                let box = rect(c.anchor, halfWidth: (c.width / 2 + iconMarginPx) * mpp, halfHeight: (c.height / 2 + iconMarginPx) * mpp)
+                // Decided: the icon or nothing.
+                iconDrawn.insert(c.featureID)
+                if grid.collides(box) { continue }
+                grid.insert(box)
+                out.append(DrawItem(geometry: .polygons([ring(box)]), paint: Paint(), icon: IconDraw(anchor: c.anchor, name: name)))
+            }
         }
         let order = candidates.indices.sorted {
             let a = candidates[$0], b = candidates[$1]
             if a.rank != b.rank { return a.rank < b.rank }
-            return a.area != b.area ? a.area > b.area : a.featureID < b.featureID
+            let sa = a.area * a.weight, sb = b.area * b.weight
+            return sa != sb ? sa > sb : a.featureID < b.featureID
         }
         for i in order {
             let c = candidates[i]
             guard let style = c.style ?? floorStyle else { continue }
             let pad = style.haloWidth + marginPx
             let box = rect(c.anchor, halfWidth: (c.layout.width / 2 + pad) * mpp, halfHeight: (c.layout.height / 2 + pad) * mpp)
-            guard !c.layout.lines.isEmpty, fits(box, in: c.rings), !grid.collides(box) else { continue }
+            guard !c.layout.lines.isEmpty, !grid.collides(box) else { continue }
+            let boxArea = (box.maxX - box.minX) * (box.maxY - box.minY)
+            guard fits(box, in: c.rings)
+                    || (c.spills && c.area >= boxArea && inside(box, floorArea) && !obstacles.contains(where: { $0.intersects(box) }))
+            else { continue }
             grid.insert(box)
             // The planning box is what can get ink (text, halo, 1 px of antialiasing), not the clearance.
             let inked = rect(c.anchor, halfWidth: (c.layout.width / 2 + style.haloWidth + 1) * mpp,
                              halfHeight: (c.layout.height / 2 + style.haloWidth + 1) * mpp)
             out.append(DrawItem(geometry: .polygons([ring(inked)]), paint: Paint(),
                                 label: LabelDraw(anchor: c.anchor, layout: c.layout, style: style)))
+        }
+        let maxTier = Cartography.maxDotTier(zoom: zoom)
+        let half = (DrawMetrics.dotRadiusPx + DrawMetrics.dotRingPx / 2 + Cartography.dotSpacingPx(zoom: zoom) / 2) * mpp
+        for c in amenities where c.tier <= maxTier && !iconDrawn.contains(c.featureID) {
+            let box = rect(c.anchor, halfWidth: half, halfHeight: half)
+            if grid.collides(box) { continue }
+            grid.insert(box)
+            out.append(c.fallback)
         }
         return out
     }
@@ -125,6 +168,20 @@ public enum LabelPlacement {
             let (xs, ys) = range(b)
             for x in xs { for y in ys { buckets[Grid.key(x, y), default: []].append(b) } }
         }
+    }
+
+    /// True when the box's corners, edge midpoints and centre lie inside the
+    /// union of `area`'s rings (each a simple exterior ring).
+    static func inside(_ b: MercatorRect, _ area: [[MercatorPoint]]) -> Bool {
+        guard !area.isEmpty else { return false }
+        let xs = [b.minX, (b.minX + b.maxX) / 2, b.maxX], ys = [b.minY, (b.minY + b.maxY) / 2, b.maxY]
+        for x in xs {
+            for y in ys {
+                let p = MercatorPoint(x: x, y: y)
+                if !area.contains(where: { Planar.contains(rings: [$0], p) }) { return false }
+            }
+        }
+        return true
     }
 
     /// True when the box lies inside the polygon: its corners are inside (even-odd

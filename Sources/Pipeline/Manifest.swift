@@ -74,6 +74,8 @@ public struct Manifest: Codable, Equatable, Sendable {
         public var layers: [LayerEntry]? = nil
         public var tilesets: [TilesetEntry]
         public var warnings: Int
+        /// Credit owed to the data's authors (the source's `attribution`).
+        public var attribution: String? = nil
         /// glTF meshes: the origin of their East-North-Up frame and the files.
         public var mesh: MeshEntry?
     }

@@ -21,6 +21,7 @@ extension Builder {
                         center: [c.lon, c.lat, Double(config.minZoom)], vector_layers: layers,
                         format: ts.fileExtension, tile_size: ts.format == .png ? ts.tileSize : nil)
         tj.legend = legend
+        tj.attribution = attribution(v.sourceID)
         return tj
     }
 
@@ -75,8 +76,13 @@ extension Builder {
             out.append(Manifest.VenueEntry(id: v.venue.id, source_id: v.sourceID, name: v.venue.name.text(preferring: lang),
                                            center: [center.lon, center.lat], bounds: [b.west, b.south, b.east, b.north],
                                            floors: floors, layers: layers.isEmpty ? nil : layers, tilesets: tilesets, warnings: warnings,
-                                           mesh: meshes[vi]))
+                                           attribution: attribution(v.sourceID), mesh: meshes[vi]))
         }
         return out
+    }
+
+    /// The attribution of the source a venue was read from.
+    func attribution(_ sourceID: String) -> String? {
+        config.sources.first { $0.id == sourceID }?.effectiveAttribution
     }
 }

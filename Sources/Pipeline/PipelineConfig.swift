@@ -29,11 +29,22 @@ public struct PipelineConfig: Sendable {
         public var categoryProperty: String? = nil
         /// Limits for zip archives (pipeline.json `archive_limits`).
         public var limits: ArchiveLimits = .default
+        /// Credit owed to the data's authors (pipeline.json `attribution`), written
+        /// into the TileJSON and the manifest.
+        public var attribution: String? = nil
 
         public init(id: String, format: Format, path: String, levelProperty: String? = nil,
-                    categoryProperty: String? = nil, limits: ArchiveLimits = .default) {
+                    categoryProperty: String? = nil, limits: ArchiveLimits = .default, attribution: String? = nil) {
             self.id = id; self.format = format; self.path = path; self.levelProperty = levelProperty
-            self.categoryProperty = categoryProperty; self.limits = limits
+            self.categoryProperty = categoryProperty; self.limits = limits; self.attribution = attribution
+        }
+
+        /// The attribution the tiles carry: the configured one, else for GeoJSON
+        /// read as OSM indoor tags (no `category_property`) the OpenStreetMap
+        /// credit its licence (ODbL) requires of derived tiles.
+        public var effectiveAttribution: String? {
+            if let attribution { return attribution.isEmpty ? nil : attribution }
+            return format == .geojson && categoryProperty == nil ? IndoorGeoJSONReader.osmAttribution : nil
         }
     }
 
@@ -175,7 +186,8 @@ public struct PipelineConfig: Sendable {
             let key = "sources[\(i)]"
             guard let o = s as? [String: Any] else { throw fail(key, "expected an object") }
             let formatName = o["format"] as? String
-            try rejectUnknown(o, allowed: formatName == "geojson" ? ["id", "format", "path", "level_property", "category_property"] : ["id", "format", "path"],
+            try rejectUnknown(o, allowed: formatName == "geojson" ? ["id", "format", "path", "level_property", "category_property", "attribution"]
+                                                                  : ["id", "format", "path", "attribution"],
                               path: key + ".", fail)
             guard let id = try string(o, "id", fail, path: key + ".id"), isURLSafe(id) else {
                 throw fail(key + ".id", "required: a URL-safe id (letters, digits, '-', '_', '.')")
@@ -188,7 +200,7 @@ public struct PipelineConfig: Sendable {
             sources.append(Source(id: id, format: format, path: resolve(p),
                                   levelProperty: try string(o, "level_property", fail, path: key + ".level_property"),
                                   categoryProperty: try string(o, "category_property", fail, path: key + ".category_property"),
-                                  limits: limits))
+                                  limits: limits, attribution: try string(o, "attribution", fail, path: key + ".attribution")))
         }
 
         var tilesets = [Tileset]()

@@ -12,15 +12,18 @@ public struct FloorZoomPlan: Sendable {
 
 /// Plan stage: which tiles exist and what each one draws.
 ///
-/// A tile exists when at least one item touches it, so there are no blank
+/// A tile exists when at least one item touches it (for raster floors, also
+/// when a placed label, icon or dot reaches it), so there are no blank
 /// rectangles of tiles around a venue. Raster items touch a tile when they
 /// meet it grown by their drawn half-width (`DrawMetrics`); vector items are
 /// listed for every tile whose buffer they reach, but only tiles they
 /// actually meet exist.
 public enum Plan {
     public static func run(floor: PreparedFloor, zoom: Int) -> FloorZoomPlan {
+        // A grown item (a floor slab) reaches past its geometry by its growth.
+        let padOf = floor.items.contains { $0.grow > 0 } ? floor.items.map { DrawMetrics.pad(for: $0, zoom: zoom) } : nil
         var plan = run(floor.items.map { $0.wholeTile ? .points([]) : $0.geometry }, zoom: zoom,
-                       listPad: { DrawMetrics.pad(for: $0, zoom: zoom) })
+                       listPad: { DrawMetrics.pad(for: $0, zoom: zoom) }, padOf: padOf)
         // The background makes no tile exist, but fills every tile that does.
         let wholeTile = floor.items.indices.filter { floor.items[$0].wholeTile }.map(Int32.init)
         if !wholeTile.isEmpty { plan.items = plan.items.map { wholeTile + $0 } }
@@ -39,14 +42,26 @@ public enum Plan {
     public static func raster(floor: PreparedFloor, zoom z: Int) -> (labels: [DrawItem], plan: FloorZoomPlan) {
         var plan = run(floor: floor, zoom: z)
         guard (floor.labelStyle != nil && !floor.labels.isEmpty) || !floor.icons.isEmpty else { return ([], plan) }
-        let labels = LabelPlacement.place(floor.labels, icons: floor.icons, style: floor.labelStyle, zoom: z)
+        let labels = LabelPlacement.place(floor.labels, icons: floor.icons, style: floor.labelStyle, zoom: z, floorArea: floor.area,
+                                          obstacles: floor.obstacles)
         let base = Int32(floor.items.count)
         let lp = run(labels.map(\.geometry), zoom: z, listPad: { DrawMetrics.pad(for: $0, zoom: z) })
         var position = [TileID: Int]()
         for (i, t) in plan.tiles.enumerated() { position[t] = i }
-        // A label lies inside its unit, so its tiles already exist.
+        // Every tile a placed box reaches exists, so no label or icon is cut
+        // where the floor's drawing ends: an icon at a room's edge reaches past
+        // it, and a building label's footprint need not be drawn on the floor.
+        // Such a tile's key lists the label, so it changes with the label.
+        let wholeTile = floor.items.indices.filter { floor.items[$0].wholeTile }.map(Int32.init)
+        var added = [(TileID, [Int32])]()
         for (t, idx) in zip(lp.tiles, lp.items) {
-            if let i = position[t] { plan.items[i] += idx.map { $0 + base } }
+            if let i = position[t] { plan.items[i] += idx.map { $0 + base } } else { added.append((t, wholeTile + idx.map { $0 + base })) }
+        }
+        if !added.isEmpty {
+            var merged = zip(plan.tiles, plan.items).map { ($0, $1) } + added
+            merged.sort { $0.0 < $1.0 }
+            plan.tiles = merged.map(\.0)
+            plan.items = merged.map(\.1)
         }
         return (labels, plan)
     }
@@ -73,27 +88,29 @@ public enum Plan {
         return run(items.map(\.geometry), zoom: zoom, listPad: { _ in pad }, existencePad: { _ in 0 })
     }
 
+    /// `padOf`: per geometry, the list pad to use instead of `listPad`'s.
     public static func run(_ geometries: [ProjectedGeometry], zoom: Int, listPad: (ProjectedGeometry) -> Double,
-                           existencePad: ((ProjectedGeometry) -> Double)? = nil) -> FloorZoomPlan {
+                           existencePad: ((ProjectedGeometry) -> Double)? = nil, padOf: [Double]? = nil) -> FloorZoomPlan {
+        func padAt(_ i: Int, _ g: ProjectedGeometry) -> Double { padOf?[i] ?? listPad(g) }
         // The tiles anything can reach, as a dense grid in TileID order (x, then
         // y): lists are appended per cell with no hashing. A venue spans a few
         // hundred tiles a side at z23; a far larger extent falls back to a dictionary.
         var rect = MercatorRect.empty
-        for g in geometries {
+        for (i, g) in geometries.enumerated() {
             let b = g.bounds
             guard b.minX <= b.maxX else { continue }
-            rect.extend(b.expanded(by: listPad(g)))
+            rect.extend(b.expanded(by: padAt(i, g)))
         }
         guard rect.minX <= rect.maxX else { return FloorZoomPlan(zoom: zoom, tiles: [], items: []) }
         let range = TileRange(covering: rect, zoom: zoom)
-        guard range.count <= 4_000_000 else { return runSparse(geometries, zoom: zoom, listPad: listPad, existencePad: existencePad) }
+        guard range.count <= 4_000_000 else { return runSparse(geometries, zoom: zoom, listPad: padAt, existencePad: existencePad) }
         let height = range.maxY - range.minY + 1
         @inline(__always) func cell(_ t: TileID) -> Int { (t.x - range.minX) * height + (t.y - range.minY) }
         var lists = [[Int32]](repeating: [], count: range.count)
         var outside = false
         for (i, g) in geometries.enumerated() {
             let idx = Int32(i)
-            TileCoverage.tiles(of: g, zoom: zoom, pad: listPad(g)) { t in
+            TileCoverage.tiles(of: g, zoom: zoom, pad: padAt(i, g)) { t in
                 // Coverage and the grid round the same rectangles alike; should they not, the dictionary takes over.
                 guard t.x >= range.minX, t.x <= range.maxX, t.y >= range.minY, t.y <= range.maxY else { outside = true; return }
                 let c = cell(t)
@@ -112,7 +129,7 @@ public enum Plan {
             }
             exists = e
         }
-        if outside { return runSparse(geometries, zoom: zoom, listPad: listPad, existencePad: existencePad) }
+        if outside { return runSparse(geometries, zoom: zoom, listPad: padAt, existencePad: existencePad) }
         var tiles = [TileID](), items = [[Int32]]()
         for c in lists.indices where !lists[c].isEmpty && (exists?[c] ?? true) {
             tiles.append(TileID(z: zoom, x: range.minX + c / height, y: range.minY + c % height))
@@ -122,12 +139,12 @@ public enum Plan {
     }
 
     /// `run` with a dictionary of tiles, for extents too large for a dense grid.
-    static func runSparse(_ geometries: [ProjectedGeometry], zoom: Int, listPad: (ProjectedGeometry) -> Double,
+    static func runSparse(_ geometries: [ProjectedGeometry], zoom: Int, listPad: (Int, ProjectedGeometry) -> Double,
                           existencePad: ((ProjectedGeometry) -> Double)?) -> FloorZoomPlan {
         var map = [TileID: [Int32]]()
         for (i, g) in geometries.enumerated() {
             let idx = Int32(i)
-            TileCoverage.tiles(of: g, zoom: zoom, pad: listPad(g)) { t in
+            TileCoverage.tiles(of: g, zoom: zoom, pad: listPad(i, g)) { t in
                 if map[t]?.last != idx { map[t, default: []].append(idx) }
             }
         }

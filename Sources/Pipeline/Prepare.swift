@@ -29,8 +29,13 @@ public struct PreparedFloor: Sendable {
     /// Named units that may carry a raster label, and how labels look (nil: no labels).
     public var labels: [LabelCandidate] = []
     public var labelStyle: LabelStyle?
-    /// Amenities drawn as sprite icons (placed per zoom with the labels).
+    /// Point amenities, drawn as icons or dots as placement decides per zoom (with the labels).
     public var icons: [IconCandidate] = []
+    /// The floor's outline (level polygons, else units), exterior rings of one
+    /// orientation: where a large unit's label may reach past its unit.
+    public var area: [[MercatorPoint]] = []
+    /// Boxes of the floor's fixtures, which a label reaching past its unit must not cover.
+    public var obstacles: [MercatorRect] = []
 
     public init(floor: Floor, items: [DrawItem], featureIDs: [String], labels: [LabelCandidate] = [],
                 labelStyle: LabelStyle? = nil, icons: [IconCandidate] = [], id: String? = nil, kind: Kind = .floor) {
@@ -138,6 +143,8 @@ public enum Prepare {
         var venueWide: [Feature]
         var byLevel: [String: [Feature]]
         var occupantName: [String: LocalizedName]
+        /// An occupant's category, by the unit its anchor is in (the unit's fill when its own category says little).
+        var occupantCategory: [String: String]
         var specID: [String: String]
         var measurer: TextMeasurer?
 
@@ -153,10 +160,14 @@ public enum Prepare {
             self.byLevel = byLevel
             // Occupant names reach units through anchors (as in the vector labels).
             var occupantName = [String: LocalizedName]()
-            for a in venue.features where a.featureClass == .anchor && !a.name.isEmpty {
-                if let u = a.unitID, occupantName[u] == nil { occupantName[u] = a.name }
+            var occupantCategory = [String: String]()
+            for a in venue.features where a.featureClass == .anchor {
+                guard let u = a.unitID else { continue }
+                if !a.name.isEmpty, occupantName[u] == nil { occupantName[u] = a.name }
+                if a.category != "anchor", occupantCategory[u] == nil { occupantCategory[u] = a.category }
             }
             self.occupantName = occupantName
+            self.occupantCategory = occupantCategory
             specID = Dictionary(venue.buildingIndex.map { ($0.id, $0.specID) }, uniquingKeysWith: { a, _ in a })
             measurer = try? TextMeasurer()
         }
@@ -173,22 +184,34 @@ public enum Prepare {
                    id: String? = nil, kind: PreparedFloor.Kind = .floor, background: Bool = true) -> PreparedFloor {
             var drawn = [(order: Int, seq: Int, item: DrawItem, id: String)]()
             var icons = [IconCandidate]()
+            let area = FloorArea.rings(feats)
+            let doorClip = area.rings.isEmpty ? nil : ClipArea(rings: area.rings)
+            if let slab = FloorArea.slab(area, floor: floor, style: style) {
+                drawn.append((LayerTable.drawIndex(of: "floor_outlines_[FLOOR]"), -1, slab, "floor-slab"))
+            }
             let iconStyle = style.resolve("floor_icons_[FLOOR]", floors: floorIDs).flatMap { $0.hidden ? nil : $0.iconName }
             for (seq, f) in feats.enumerated() {
                 guard let template = LayerTable.template(for: f.featureClass),
                       let ls = style.resolve(template, floors: floorIDs, buildings: buildingIDs(f.buildingID)), !ls.drawsNothing else { continue }
                 let g = ProjectedGeometry(f.geometry)
                 if f.sourcePaint?.hidden == true { continue }
-                var paint = Prepare.sourcePainted(Paint(fill: ls.fillColor, outline: ls.outlineColor, line: ls.lineColor), f.sourcePaint, g)
+                // Units by category (food, shops, services, ...) when the style says so; the venue's own colour wins.
+                let fill = PrepareVector.isUnitClass(f.featureClass) ? ls.categoryFill(f.category, occupant: occupantCategory[f.id]) : nil
+                var paint = Prepare.sourcePainted(Paint(fill: fill ?? ls.fillColor, outline: ls.outlineColor, line: ls.lineColor), f.sourcePaint, g)
                 if let p = ls.fillPattern, sprite.images[p] != nil { paint.pattern = p }
                 guard Prepare.draws(paint, g) else { continue }
-                if f.featureClass == .amenity, let template = iconStyle, case .points(let pts) = g, pts.count == 1,
-                   let (name, image) = sprite.iconName(template, category: f.category) {
-                    icons.append(IconCandidate(featureID: f.id, anchor: pts[0], name: name, width: image.logicalWidth,
-                                               height: image.logicalHeight, fallback: DrawItem(geometry: g, paint: paint)))
+                // Point amenities are placed per zoom with the labels (icon, dot, or
+                // nothing where more important ones crowd them out).
+                if f.featureClass == .amenity, case .points(let pts) = g, pts.count == 1 {
+                    let image = iconStyle.flatMap { sprite.iconName($0, category: f.category) }
+                    icons.append(IconCandidate(featureID: f.id, anchor: pts[0], name: image?.name, width: image?.image.logicalWidth ?? 0,
+                                               height: image?.image.logicalHeight ?? 0, fallback: DrawItem(geometry: g, paint: paint),
+                                               tier: Cartography.amenityTier(f.category)))
                     continue
                 }
-                drawn.append((LayerTable.drawIndex(of: template), seq, DrawItem(geometry: g, paint: paint), f.id))
+                var item = DrawItem(geometry: g, paint: paint)
+                if f.featureClass == .opening, case .lines = g { item.clip = doorClip }
+                drawn.append((LayerTable.drawIndex(of: template), seq, item, f.id))
             }
             if background, let bg = style.resolve("background", floors: floorIDs), !bg.hidden, let c = bg.fillColor {
                 drawn.append((LayerTable.drawIndex(of: "background"), -1, DrawItem(geometry: .points([]), paint: Paint(fill: c), wholeTile: true), "background"))
@@ -196,6 +219,9 @@ public enum Prepare {
             drawn.sort { ($0.order, $0.seq) < ($1.order, $1.seq) }
             var pf = PreparedFloor(floor: floor, items: drawn.map(\.item), featureIDs: drawn.map(\.id), id: id, kind: kind)
             pf.icons = icons
+            pf.area = area.rings
+            pf.obstacles = feats.filter { ($0.featureClass == .fixture || $0.featureClass == .water) && $0.levelID != nil }
+                .map { ProjectedGeometry($0.geometry).bounds }.filter { $0.minX <= $0.maxX }
             if unitLabels, let measurer, let ls = LabelStyle.resolve(style, floors: floorIDs) {
                 pf.labelStyle = ls
                 pf.labels = Prepare.labelCandidates(feats, floorIDs: floorIDs, context: self, labelStyle: ls, measurer: measurer)
@@ -248,7 +274,9 @@ public enum Prepare {
             guard let a = anchor ?? PrepareVector.pole(polys),
                   let rings = polys.first(where: { Planar.contains(rings: $0, a) }) else { continue }
             out.append(LabelCandidate(featureID: f.id, layout: measurer.layout(text, style: labelStyle), anchor: a, rings: rings,
-                                      area: polys.reduce(0) { $0 + abs(Planar.signedArea($1[0])) }))
+                                      area: polys.reduce(0) { $0 + abs(Planar.signedArea($1[0])) },
+                                      weight: Cartography.labelWeight(f.featureClass, category: f.category),
+                                      spills: f.featureClass == .walkway))
         }
         return out
     }

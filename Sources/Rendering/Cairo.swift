@@ -117,6 +117,8 @@ public final class CairoContext {
         cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT)
     }
     public func setEvenOdd() { cairo_set_fill_rule(cr, CAIRO_FILL_RULE_EVEN_ODD) }
+    /// Non-zero winding: overlapping rings of one orientation fill as their union.
+    public func setNonZero() { cairo_set_fill_rule(cr, CAIRO_FILL_RULE_WINDING) }
 
     public func newPath() { cairo_new_path(cr) }
     public func moveTo(_ x: Double, _ y: Double) { cairo_move_to(cr, x, y) }
@@ -138,6 +140,9 @@ public final class CairoContext {
         cairo_rectangle(cr, x, y, width, height)
         cairo_clip(cr)
     }
+
+    /// Restricts drawing to the current path (with the current fill rule), until `restore`.
+    public func clipToPath() { cairo_clip(cr) }
 
     /// Paints the current source over the whole surface.
     public func paintAll() { cairo_paint(cr) }

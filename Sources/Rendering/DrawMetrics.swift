@@ -22,6 +22,12 @@ public enum DrawMetrics {
         max(minLineWidthPx, openingWidthMetres / metresPerPixel(zoom: zoom))
     }
 
+    /// How far an item's ink reaches beyond its geometry, in map metres at `zoom`.
+    public static func pad(for item: DrawItem, zoom: Int) -> Double {
+        guard item.grow > 0 else { return pad(for: item.geometry, zoom: zoom) }
+        return item.grow + outlineWidthPx * metresPerPixel(zoom: zoom)
+    }
+
     /// Half the drawn width of a geometry kind beyond its geometry, in map metres at `zoom`.
     public static func pad(for geometry: ProjectedGeometry, zoom: Int) -> Double {
         let mpp = metresPerPixel(zoom: zoom)

@@ -35,6 +35,13 @@ public struct LabelDraw: Hashable, Sendable {
     }
 }
 
+/// An area drawing is restricted to: rings of one orientation, filled as
+/// their union. Items sharing one instance are clipped once, in a row.
+public final class ClipArea: Sendable {
+    public let rings: [[MercatorPoint]]
+    public init(rings: [[MercatorPoint]]) { self.rings = rings }
+}
+
 /// A feature ready to draw: projected geometry and paint, or a placed label
 /// (then `geometry` is only the label's box, for planning).
 public struct DrawItem: Sendable {
@@ -44,6 +51,13 @@ public struct DrawItem: Sendable {
     public var icon: IconDraw?
     /// The style's `background`: the fill covers every tile of the floor (geometry unused).
     public var wholeTile = false
+    /// Drawn only inside this area: door lines on an outer wall stay inside the floor.
+    public var clip: ClipArea? = nil
+    /// Polygons drawn as the union of their rings (one orientation, non-zero
+    /// winding) grown by this many metres on every side, outline outside: a
+    /// floor slab made from the floor's units, the growth closing the wall gaps
+    /// between rooms. 0: drawn as they are.
+    public var grow = 0.0
     public init(geometry: ProjectedGeometry, paint: Paint, label: LabelDraw? = nil, icon: IconDraw? = nil, wholeTile: Bool = false) {
         self.geometry = geometry; self.paint = paint; self.label = label; self.icon = icon; self.wholeTile = wholeTile
     }
@@ -230,18 +244,40 @@ public final class TileRenderer {
         func set(_ c: Color) {
             cr.setColor(r: Double(c.r) / 255, g: Double(c.g) / 255, b: Double(c.b) / 255, a: Double(c.a) / 255)
         }
+        func addRing(_ ring: [MercatorPoint]) {
+            for (n, p) in ring.enumerated() {
+                let (x, y) = px(p)
+                if n == 0 { cr.moveTo(x, y) } else { cr.lineTo(x, y) }
+            }
+            cr.closePath()
+        }
 
         cr.setEvenOdd()
         var labels = [LabelDraw](), icons = [IconDraw]()
+        var clipped: ClipArea? = nil
         for i in indices {
             let item = items[Int(i)]
             if let l = item.label { labels.append(l); continue }
             if let ic = item.icon { icons.append(ic); continue }
+            if item.clip !== clipped {
+                if clipped != nil { cr.restore() }
+                clipped = item.clip
+                if let c = clipped {
+                    cr.save()
+                    cr.newPath()
+                    for ring in c.rings { addRing(ring) }
+                    cr.setNonZero()
+                    cr.clipToPath()
+                    cr.setEvenOdd()
+                }
+            }
             if item.wholeTile {
                 if let f = item.paint.fill { set(f); cr.paintAll() }
                 continue
             }
             switch item.geometry {
+            case .polygons(let polys) where item.grow > 0:
+                drawGrown(polys, item.paint, grow: item.grow * k, cr: cr, addRing: addRing, set: set)
             case .polygons(let polys):
                 for rings in polys {
                     cr.newPath()
@@ -298,6 +334,7 @@ public final class TileRenderer {
                 }
             }
         }
+        if clipped != nil { cr.restore() }
         if !labels.isEmpty { drawLabels(labels, canvas, px) }
         if let atlas {
             for ic in icons {
@@ -306,6 +343,32 @@ public final class TileRenderer {
             }
         }
         try cr.checkStatus("draw tile \(origin)")
+    }
+
+    /// The union of `polys`' rings grown by `grow` pixels: filled and stroked
+    /// 2 × `grow` wide in the fill colour over a stroke of the outline colour
+    /// one outline width wider, so only the outline's outer half shows, around
+    /// the union and not between its parts.
+    private func drawGrown(_ polys: [[[MercatorPoint]]], _ paint: Paint, grow: Double, cr: CairoContext,
+                           addRing: ([MercatorPoint]) -> Void, set: (Color) -> Void) {
+        cr.save()
+        cr.setNonZero()
+        cr.setRoundJoins()
+        cr.newPath()
+        for rings in polys { for ring in rings { addRing(ring) } }
+        if let o = paint.outline {
+            set(o)
+            cr.setLineWidth(2 * grow + 2 * DrawMetrics.outlineWidthPx * Double(scale))
+            cr.strokePreserve()
+        }
+        if let f = paint.fill {
+            set(f)
+            cr.fillPreserve()
+            cr.setLineWidth(2 * grow)
+            cr.strokePreserve()
+        }
+        cr.newPath()
+        cr.restore()
     }
 
     /// Labels are placed once per floor and zoom (see `LabelPlacement`), so a

@@ -15,6 +15,10 @@ public struct LayerStyle: Hashable, Sendable {
     public var maxTextWidth: Double?
     public var iconName: String?
     public var fillPattern: String?
+    /// Unit fills by category (`category-fill-colors`, a VenueTiles addition to
+    /// the spec): an IMDF unit or occupant category, or its prefix before a
+    /// `.` ("restroom" for "restroom.female"), to a colour replacing `fill-color`.
+    public var categoryFillColors: [String: Color] = [:]
 
     public init() {}
 
@@ -23,6 +27,21 @@ public struct LayerStyle: Hashable, Sendable {
         var s = LayerStyle()
         s.fillColor = fill; s.outlineColor = outline
         return s
+    }
+
+    /// The fill for a unit of `category` (and, for a unit its category does not
+    /// describe, the category of the occupant it holds); nil: `fill-color`.
+    public func categoryFill(_ category: String, occupant: String? = nil) -> Color? {
+        guard !categoryFillColors.isEmpty else { return nil }
+        for c in [category, occupant].compactMap({ $0 }) {
+            var k = Substring(c)
+            while true {
+                if let color = categoryFillColors[String(k)] { return color }
+                guard let dot = k.lastIndex(of: ".") else { break }
+                k = k[..<dot]
+            }
+        }
+        return nil
     }
 
     /// True when the layer draws nothing.
@@ -135,6 +154,17 @@ public struct Style: Sendable {
                 case "max-text-width": s.maxTextWidth = try number()
                 case "icon-name": s.iconName = try string()
                 case "fill-pattern": s.fillPattern = try string()
+                case "category-fill-colors":
+                    guard let map = v as? [String: Any] else {
+                        throw StyleError(source: source, entry: entry, property: key, problem: "expected an object of category → colour, found \(v)")
+                    }
+                    for (category, c) in map {
+                        guard let str = c as? String, let color = Color(hex: str) else {
+                            throw StyleError(source: source, entry: entry, property: "\(key).\(category)",
+                                             problem: "expected a colour #RGB, #RRGGBB or #RRGGBBAA, found \(c)")
+                        }
+                        s.categoryFillColors[category] = color
+                    }
                 default: warnings.append("\(source): \(entry): unknown property \"\(key)\"")
                 }
             }

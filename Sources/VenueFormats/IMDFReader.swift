@@ -172,12 +172,14 @@ public struct IMDFReader {
 
         let (occupantFile, occupants) = try load("occupant.geojson")
         var occupantNames = [String: LocalizedName]()   // anchor id → occupant name
+        var occupantCategories = [String: String]()     // anchor id → occupant category (the unit's fill)
         for f in occupants {
             guard let anchor = f.properties.string("anchor_id") else {
                 diagnostics.warn(occupantFile, f.id, "occupant without anchor_id skipped"); continue
             }
             let n = f.properties.labels("name")
             if !n.isEmpty, occupantNames[anchor] == nil { occupantNames[anchor] = n }
+            if let c = f.properties.string("category"), occupantCategories[anchor] == nil { occupantCategories[anchor] = c }
         }
         let (anchorFile, anchors) = try load("anchor.geojson")
         for f in anchors {
@@ -187,7 +189,8 @@ public struct IMDFReader {
             guard let unit = f.properties.string("unit_id"), let level = unitLevel[unit] else {
                 diagnostics.warn(anchorFile, id, "skipped: unit_id names no unit on a level"); continue
             }
-            sink.add(Feature(id: id, featureClass: .anchor, category: "anchor", levelID: level,
+            // An anchor's category is its occupant's (an anchor has none of its own).
+            sink.add(Feature(id: id, featureClass: .anchor, category: occupantCategories[id] ?? "anchor", levelID: level,
                              name: occupantNames[id] ?? LocalizedName(), geometry: g, unitID: unit),
                      file: anchorFile, diagnostics: &diagnostics)
         }

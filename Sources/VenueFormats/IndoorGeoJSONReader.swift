@@ -21,6 +21,8 @@ import VenueModel
 /// The venue's name is that of the named feature without a level that
 /// encloses the most of the others (the mall), not of any shop.
 public struct IndoorGeoJSONReader {
+    /// The credit OpenStreetMap's licence (ODbL) requires on tiles made from its data.
+    public static let osmAttribution = "© OpenStreetMap contributors"
     public var levelProperty: String
     public var categoryProperty: String?
     public private(set) var diagnostics = Diagnostics()
@@ -104,7 +106,8 @@ public struct IndoorGeoJSONReader {
         if indoor == "wall" || indoor == "column" { return (.nonPublic, indoor!) }
         if room == "disused" || t["shop"] == "vacant" { return (.otherRoom, "unspecified") }
         if room == "technical" || room == "storage" || t["access"] == "private" || t["access"] == "no" { return (.nonPublic, room ?? "nonpublic") }
-        if indoor == "room" || room != nil || t["shop"] != nil { return (.room, t["shop"].map { "shop.\($0)" } ?? room ?? "room") }
+        // A room's amenity (restaurant, cafe, ...) says what it is where no room tag does.
+        if indoor == "room" || room != nil || t["shop"] != nil { return (.room, t["shop"].map { "shop.\($0)" } ?? room ?? amenity ?? "room") }
         return nil
     }
 

@@ -27,8 +27,8 @@ final class FloorsIndexTests: XCTestCase {
         XCTAssertEqual(legend.map { $0["layer_id"] as! String }, LayerTable.drawingOrder)
         let rooms = legend.first { $0["layer_id"] as? String == "floor_rooms_[FLOOR]" }!
         XCTAssertEqual(rooms["name"] as? String, "Rooms")
-        XCTAssertEqual(rooms["fill_color"] as? String, "#FBE5C4")
-        XCTAssertEqual(rooms["outline_color"] as? String, "#D2AE7C")
+        XCTAssertEqual(rooms["fill_color"] as? String, "#F6EBDA")
+        XCTAssertEqual(rooms["outline_color"] as? String, "#CDB089")
         XCTAssertEqual(rooms["hidden"] as? Bool, false)
         XCTAssertEqual(legend.first { $0["layer_id"] as? String == "floor_restrooms_[FLOOR]" }?["name"] as? String, "Restrooms")
         XCTAssertEqual(legend.first { $0["layer_id"] as? String == "venue" }?["hidden"] as? Bool, true)

@@ -62,8 +62,8 @@ final class StyleTests: XCTestCase {
         let rooms = try XCTUnwrap(layer("floor_rooms"))
         XCTAssertEqual(rooms["type"] as? String, "fill")
         XCTAssertEqual(rooms["source-layer"] as? String, "floor_rooms")
-        XCTAssertEqual((rooms["paint"] as? [String: Any])?["fill-color"] as? String, "#FBE5C4")
-        XCTAssertEqual((layer("floor_rooms-outline")?["paint"] as? [String: Any])?["line-color"] as? String, "#D2AE7C")
+        XCTAssertEqual((rooms["paint"] as? [String: Any])?["fill-color"] as? String, "#F6EBDA")
+        XCTAssertEqual((layer("floor_rooms-outline")?["paint"] as? [String: Any])?["line-color"] as? String, "#CDB089")
         XCTAssertEqual((layer("floor_non_public_units-pattern")?["paint"] as? [String: Any])?["fill-pattern"] as? String, "hatch-light")
         // Hidden and colourless in the default style: nothing to draw, no layer.
         XCTAssertNil(layer("venue"))

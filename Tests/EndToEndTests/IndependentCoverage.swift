@@ -31,6 +31,32 @@ enum IndependentCoverage {
         return out
     }
 
+    /// Tiles a placed label, icon or dot may make exist (issue 17 item 2): those
+    /// within `padPx` of a drawn geometry's or a building footprint's bounding
+    /// box (building labels sit on footprints; the widest label box is the
+    /// building label's 160 px text plus halo, half of it either side).
+    static func labelReach(_ v: Venue, floor: Floor, zoom: Int, padPx: Double = 100) -> Set<[Int]> {
+        var out = Set<[Int]>()
+        let pad = padPx / 256
+        let footprints = v.features.filter { $0.featureClass == .building }.map(\.geometry)
+        for g in drawnGeometries(v, floor: floor) + footprints {
+            let pts: [LonLat]
+            switch g {
+            case .point(let p): pts = [p]
+            case .multiPoint(let ps): pts = ps
+            case .lineString(let l): pts = l
+            case .multiLineString(let ls): pts = ls.flatMap { $0 }
+            case .polygon, .multiPolygon: pts = g.polygons.flatMap { $0.rings.flatMap { $0 } }
+            }
+            let xy = pts.map { tileXY($0, zoom: zoom) }
+            guard !xy.isEmpty else { continue }
+            let x0 = Int((xy.map(\.x).min()! - pad).rounded(.down)), x1 = Int((xy.map(\.x).max()! + pad).rounded(.down))
+            let y0 = Int((xy.map(\.y).min()! - pad).rounded(.down)), y1 = Int((xy.map(\.y).max()! + pad).rounded(.down))
+            for ty in y0...y1 { for tx in x0...x1 { out.insert([tx, ty]) } }
+        }
+        return out
+    }
+
     /// Tiles that must exist (a drawn polygon covers at least one pixel of them)
     /// and tiles that may exist (some geometry comes within `padPx` pixels).
     static func tiles(_ v: Venue, floor: Floor, zoom: Int, padPx: Double = 5) -> (must: Set<[Int]>, may: Set<[Int]>) {

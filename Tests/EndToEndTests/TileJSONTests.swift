@@ -50,4 +50,40 @@ final class TileJSONTests: XCTestCase {
             }
         }
     }
+
+    /// Issue 17 item 10: a source's `attribution` reaches its TileJSON, the
+    /// manifest and the web clients' styles; OSM-tagged GeoJSON gets the
+    /// OpenStreetMap credit its licence requires without being told.
+    func testAttributionReachesTileJSONAndManifest() throws {
+        let dir = try CLI.tempDir("attribution")
+        defer { CLI.removeTree(dir) }
+        let osm = dir.appendingPathComponent("mall.geojson")
+        func square(_ x: Double, _ y: Double, _ s: Double) -> String {
+            "[[[\(x), \(y)], [\(x + s), \(y)], [\(x + s), \(y + s)], [\(x), \(y + s)], [\(x), \(y)]]]"
+        }
+        try (#"{"type": "FeatureCollection", "features": [{"type": "Feature", "id": "way/1", "properties": {"indoor": "room", "level": "0", "name": "Bakery"}, "geometry": {"type": "Polygon", "coordinates": "# + square(5.0, 45.0, 0.0002) + "}}]}")
+            .write(to: osm, atomically: true, encoding: .utf8)
+        let config = try CLI.writeConfig(dir, sources: [("h", "imdf", CLI.fixture.path), ("mall", "geojson", osm.path)],
+                                         extra: #", "tilesets": [{"format": "png"}, {"format": "mvt"}], "zoom": {"min": 17, "max": 18}"#)
+        var text = try String(contentsOf: config, encoding: .utf8)
+        text = text.replacingOccurrences(of: #""format": "imdf","#, with: #""format": "imdf", "attribution": "© Harbour Arcade Ltd","#)
+        try text.write(to: config, atomically: true, encoding: .utf8)
+        let r = try CLI.run(["build", "--config", config.path, "-q"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let out = dir.appendingPathComponent("out")
+        let expected = ["h": "© Harbour Arcade Ltd", "mall": "© OpenStreetMap contributors"]
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("manifest.json"))) as! [String: Any]
+        let venues = manifest["venues"] as! [[String: Any]]
+        XCTAssertEqual(venues.count, 2)
+        for v in venues { XCTAssertEqual(v["attribution"] as? String, expected[v["source_id"] as! String]) }
+        var checked = 0
+        for e in manifest["files"] as! [[String: Any]] {
+            let path = e["path"] as! String
+            guard path.hasSuffix("/tilejson.json") else { continue }
+            let doc = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent(path))) as! [String: Any]
+            XCTAssertEqual(doc["attribution"] as? String, expected[String(path.split(separator: "/")[0])], path)
+            checked += 1
+        }
+        XCTAssertGreaterThan(checked, 4)
+    }
 }

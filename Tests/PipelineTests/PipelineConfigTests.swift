@@ -56,6 +56,13 @@ final class PipelineConfigTests: XCTestCase {
         assertError("{\(src), \"tilesets\": [{\"format\": \"png\", \"quantize\": \"yes\"}]}", key: "tilesets[0].quantize", "true or false")
         assertError("{\(src), \"tilesets\": [{\"format\": \"mvt\", \"quantize\": true}]}", key: "tilesets[0].quantize", "unknown key")
     }
+
+    /// Issue 17 item 10: `attribution` per source; OSM-tagged GeoJSON defaults to the OpenStreetMap credit.
+    func testAttributionPerSource() throws {
+        let c = try parse(#"{"sources": [{"id": "a", "format": "imdf", "path": "p", "attribution": "© Mall Ltd"}, {"id": "b", "format": "imdf", "path": "p"}, {"id": "c", "format": "geojson", "path": "c.geojson"}, {"id": "d", "format": "geojson", "path": "d.geojson", "category_property": "kind"}, {"id": "e", "format": "geojson", "path": "e.geojson", "attribution": "© City"}]}"#)
+        XCTAssertEqual(c.sources.map(\.effectiveAttribution), ["© Mall Ltd", nil, "© OpenStreetMap contributors", nil, "© City"])
+        assertError(#"{"sources": [{"id": "a", "format": "imdf", "path": "p", "attribution": 3}]}"#, key: "sources[0].attribution", "string")
+    }
 }
 
 /// `layout`, `path` and `archive` of a tileset (issue 18).

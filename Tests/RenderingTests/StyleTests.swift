@@ -15,7 +15,8 @@ final class StyleTests: XCTestCase {
     func testBuiltInStyleParsesWithoutWarnings() {
         let s = Style.builtIn
         XCTAssertEqual(s.warnings, [])
-        XCTAssertEqual(s.resolve("floor_rooms_[FLOOR]", floor: "floor_0")?.fillColor, Color(hex: "#FBE5C4"))
+        XCTAssertEqual(s.resolve("floor_rooms_[FLOOR]", floor: "floor_0")?.fillColor, Color(hex: "#F6EBDA"))
+        XCTAssertEqual(s.resolve("floor_rooms_[FLOOR]", floor: "floor_0")?.categoryFill("foodservice"), Color(hex: "#F9D2C0"))
         XCTAssertEqual(s.resolve("venue")?.hidden, true)
     }
 
