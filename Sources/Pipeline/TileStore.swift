@@ -141,18 +141,26 @@ public final class TileStore {
     @discardableResult
     public func write(_ relative: String, _ data: Data) throws -> Undo {
         let (dirPath, name) = TileStore.split(relative)
-        var dir = try folder(dirPath)
-        let tmp = "." + name + ".tmp"
         do {
-            try TileStore.fill(dir, tmp, data, path: path(relative))
-        } catch let e as StoreError where e.code == ENOENT {
-            // The open folder was removed meanwhile (another writer deleted its
-            // last file, or someone else did): make it again, once.
-            closeFolders()
-            dir = try folder(dirPath)
-            try TileStore.fill(dir, tmp, data, path: path(relative))
+            var dir = try folder(dirPath)
+            let tmp = "." + name + ".tmp"
+            do {
+                try TileStore.fill(dir, tmp, data, path: path(relative))
+            } catch let e as StoreError where e.code == ENOENT {
+                // The open folder was removed meanwhile (another writer deleted its
+                // last file, or someone else did): make it again, once.
+                closeFolders()
+                dir = try folder(dirPath)
+                try TileStore.fill(dir, tmp, data, path: path(relative))
+            }
+            return try rename(dir, tmp, over: name, relative)
+        } catch {
+            // A failed write (a full disk) leaves no folder it made: the undo log
+            // knows only the files that were written, and a failed first build
+            // must leave nothing behind.
+            removeEmptyFolders(dirPath)
+            throw error
         }
-        return try rename(dir, tmp, over: name, relative)
     }
 
     /// Renames the temporary file over `name`, the file there first set aside.
