@@ -1,6 +1,9 @@
 // swift-tools-version:5.9
 import PackageDescription
 
+// Fuzz targets export LLVMFuzzerTestOneInput and have no Swift main of their own.
+let fuzzFlags: [SwiftSetting] = [.unsafeFlags(["-parse-as-library"])]
+
 let package = Package(
     name: "VenueTiles",
     products: [
@@ -84,6 +87,18 @@ let package = Package(
             "Pipeline", "Publish", "Archives",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+
+        // libFuzzer targets, one per reader of untrusted bytes (scripts/fuzz builds them with
+        // --sanitize fuzzer; a normal build makes them replay files, see Sources/FuzzSupport).
+        .target(name: "FuzzSupport", dependencies: ["VenueFormats"]),
+        .executableTarget(name: "FuzzJSON", dependencies: ["FuzzSupport", "VenueFormats"], swiftSettings: fuzzFlags),
+        .executableTarget(name: "FuzzIMDF", dependencies: ["FuzzSupport", "VenueFormats"], swiftSettings: fuzzFlags),
+        .executableTarget(name: "FuzzMVF", dependencies: ["FuzzSupport", "VenueFormats"], swiftSettings: fuzzFlags),
+        .executableTarget(name: "FuzzGeoJSON", dependencies: ["FuzzSupport", "VenueFormats"], swiftSettings: fuzzFlags),
+        .executableTarget(name: "FuzzZip", dependencies: ["FuzzSupport", "VenueFormats"], swiftSettings: fuzzFlags),
+        .executableTarget(name: "FuzzStyle", dependencies: ["FuzzSupport", "Styling"], swiftSettings: fuzzFlags),
+        .executableTarget(name: "FuzzSprite", dependencies: ["FuzzSupport", "Styling", "Rendering"], swiftSettings: fuzzFlags),
+        .executableTarget(name: "FuzzPipelineConfig", dependencies: ["FuzzSupport", "Pipeline"], swiftSettings: fuzzFlags),
 
         // Test helpers shared by test targets (an independent MVT decoder).
         .target(name: "TestSupport", dependencies: ["CZip"], path: "Tests/TestSupport"),

@@ -41,6 +41,7 @@ public enum Load {
         loaded.bundle = bundle
         loaded.names = names
         loaded.diagnostics += FarFeatures.remove(from: &loaded.venue, file: s.path)
+        loaded.diagnostics += LongNames.bound(&loaded.venue, file: s.path)
         return loaded
     }
 

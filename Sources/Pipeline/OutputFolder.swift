@@ -155,6 +155,7 @@ public final class OutputFolder {
     public static func openForBuild(_ root: String, config: PipelineConfig, allowExisting: Bool, dryRun: Bool,
                                     notice: (String) -> Void) throws -> OutputFolder {
         try checkPath(root, config: config)
+        if !dryRun { try checkWritableFileSystem(root) }
         let folder = OutputFolder(root: root)
         switch try ownership(root) {
         case .foreign(let names) where !allowExisting:
@@ -174,6 +175,25 @@ public final class OutputFolder {
         }
         try folder.lock(shared: dryRun)
         return folder
+    }
+
+    /// Refuses an output on a read-only file system (or the file system of the
+    /// nearest folder above it that exists) before anything is written:
+    /// otherwise the build would render everything and fail at its first write,
+    /// or as root, which ignores permission bits, at the lock with a bare EROFS.
+    static func checkWritableFileSystem(_ root: String) throws {
+        var path = root.isEmpty ? "." : root
+        var vfs = statvfs()
+        while statvfs(path, &vfs) != 0 {
+            guard errno == ENOENT || errno == ENOTDIR else { return }
+            let parent = (path as NSString).deletingLastPathComponent
+            if parent == path || parent.isEmpty { return }
+            path = parent
+        }
+        if vfs.f_flag & UInt(ST_RDONLY) != 0 {
+            throw OutputFolderError(path: root, problem: "it is on a read-only file system\(path == root ? "" : " (as \(path) is)"): "
+                                    + "nothing was written; mount it read-write or choose another folder")
+        }
     }
 
     /// Creates the folder, `.venuetiles/` and the marker (a format and an id).

@@ -148,19 +148,27 @@ public final class TileStore {
     @discardableResult
     public func write(_ relative: String, _ data: Data, stage: Bool = false) throws -> Undo {
         let (dirPath, name) = TileStore.split(relative)
-        var dir = try folder(dirPath)
-        let tmp = "." + name + ".tmp"
         do {
-            try TileStore.fill(dir, tmp, data, path: path(relative))
-        } catch let e as StoreError where e.code == ENOENT {
-            // The open folder was removed meanwhile (another writer deleted its
-            // last file, or someone else did): make it again, once.
-            closeFolders()
-            dir = try folder(dirPath)
-            try TileStore.fill(dir, tmp, data, path: path(relative))
+            var dir = try folder(dirPath)
+            let tmp = "." + name + ".tmp"
+            do {
+                try TileStore.fill(dir, tmp, data, path: path(relative))
+            } catch let e as StoreError where e.code == ENOENT {
+                // The open folder was removed meanwhile (another writer deleted its
+                // last file, or someone else did): make it again, once.
+                closeFolders()
+                dir = try folder(dirPath)
+                try TileStore.fill(dir, tmp, data, path: path(relative))
+            }
+            if stage && TileStore.exists(dir, name) { return .staged }
+            return try rename(dir, tmp, over: name, relative)
+        } catch {
+            // A failed write (a full disk) leaves no folder it made: the undo log
+            // knows only the files that were written, and a failed first build
+            // must leave nothing behind.
+            removeEmptyFolders(dirPath)
+            throw error
         }
-        if stage && TileStore.exists(dir, name) { return .staged }
-        return try rename(dir, tmp, over: name, relative)
     }
 
     private static func exists(_ dir: Int32, _ name: String) -> Bool {

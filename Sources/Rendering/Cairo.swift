@@ -21,7 +21,9 @@ public final class ImageSurface {
     public let height: Int
 
     public init(width: Int, height: Int) throws {
-        let h = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height))!
+        // A size past Int32 (a sprite index's numbers) must be an error, not a trap: cairo
+        // refuses -1 as an invalid size.
+        let h = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(exactly: width) ?? -1, Int32(exactly: height) ?? -1)!
         let s = cairo_surface_status(h)
         guard s == CAIRO_STATUS_SUCCESS else {
             cairo_surface_destroy(h)

@@ -31,20 +31,34 @@ public struct Sprite: Sendable {
         guard png.starts(with: [0x89, 0x50, 0x4E, 0x47]) else {
             throw StyleError(source: source + ".png", entry: nil, property: nil, problem: "not a PNG file")
         }
+        // The sheet's size from the PNG header (IHDR), so that no image reaches past it:
+        // a rectangle outside the sheet would paint nothing, and a huge one would reach Cairo.
+        guard png.count >= 24 else {
+            throw StyleError(source: source + ".png", entry: nil, property: nil, problem: "not a PNG file (too short for its header)")
+        }
+        let p = [UInt8](png.prefix(24))
+        func be32(_ i: Int) -> Int { p[i..<(i + 4)].reduce(0) { $0 << 8 | Int($1) } }
+        let sheetWidth = be32(16), sheetHeight = be32(20)
         var images = [String: Image]()
         for name in o.keys.sorted() {
             guard let e = o[name] as? [String: Any] else {
                 throw StyleError(source: source + ".json", entry: name, property: nil, problem: "expected an object")
             }
             func int(_ k: String, _ fallback: Int? = nil) throws -> Int {
-                if let n = e[k] as? NSNumber, !JSONTypes.isBoolean(n), n.doubleValue >= 0, n.doubleValue == n.doubleValue.rounded() { return n.intValue }
+                // Bounded before the conversion: no sheet is a million pixels wide, and intValue of 1e300 is garbage.
+                if let n = e[k] as? NSNumber, !JSONTypes.isBoolean(n), n.doubleValue >= 0, n.doubleValue <= 1_000_000,
+                   n.doubleValue == n.doubleValue.rounded() { return n.intValue }
                 if e[k] == nil, let fallback { return fallback }
-                throw StyleError(source: source + ".json", entry: name, property: k, problem: "expected a non-negative integer")
+                throw StyleError(source: source + ".json", entry: name, property: k, problem: "expected a non-negative integer up to 1,000,000")
             }
             let img = Image(x: try int("x"), y: try int("y"), width: try int("width"), height: try int("height"),
                             pixelRatio: max(1, try int("pixelRatio", pixelRatio)))
             guard img.width > 0, img.height > 0 else {
                 throw StyleError(source: source + ".json", entry: name, property: "width", problem: "an image needs a size")
+            }
+            guard img.x + img.width <= sheetWidth, img.y + img.height <= sheetHeight else {
+                throw StyleError(source: source + ".json", entry: name, property: nil,
+                                 problem: "the image (\(img.width)×\(img.height) at \(img.x),\(img.y)) reaches outside the \(sheetWidth)×\(sheetHeight) sheet")
             }
             images[name] = img
         }

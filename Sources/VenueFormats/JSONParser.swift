@@ -250,3 +250,6 @@ enum JSONParser {
         }
     }
 }
+
+/// The JSON parser on its own, for its fuzz target (Sources/FuzzJSON).
+@_spi(Fuzzing) public func fuzzParseJSON(_ data: Data) throws -> Any { try JSONParser.parse(data) }

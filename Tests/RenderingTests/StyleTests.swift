@@ -1,4 +1,5 @@
 import Foundation
+import Rendering
 import Styling
 import XCTest
 
@@ -95,6 +96,24 @@ final class StyleTests: XCTestCase {
         XCTAssertThrowsError(try Sprite.parse(index: Data("{}".utf8), png: Data("GIF89a".utf8), pixelRatio: 1, source: "s")) { e in
             XCTAssertTrue("\(e)".contains("not a PNG"), "\(e)")
         }
+    }
+
+    /// Found by FuzzSprite (Tests/FuzzCorpus/FuzzSprite/huge-image.sprite): an image of
+    /// width Int.max trapped converting to Int32 when cut out of the sheet.
+    func testSpriteImagesOutsideTheSheetOrPastAnyBoundAreErrors() throws {
+        let png = Sprite.builtIn(pixelRatio: 1).png
+        for (index, property) in [(#"{"a": {"x": 0, "y": 0, "width": 9223372036854775807, "height": 1}}"#, "width"),
+                                  (#"{"a": {"x": 1e300, "y": 0, "width": 1, "height": 1}}"#, "x"),
+                                  (#"{"a": {"x": 0, "y": 0, "width": 4, "height": 4, "pixelRatio": 1e20}}"#, "pixelRatio")] {
+            XCTAssertThrowsError(try Sprite.parse(index: Data(index.utf8), png: png, pixelRatio: 1, source: "s")) { e in
+                XCTAssertTrue("\(e)".contains("s.json") && "\(e)".contains(property) && "\(e)".contains("up to 1,000,000"), "\(e)")
+            }
+        }
+        XCTAssertThrowsError(try Sprite.parse(index: Data(#"{"a": {"x": 0, "y": 0, "width": 100000, "height": 4}}"#.utf8), png: png, pixelRatio: 1, source: "s")) { e in
+            XCTAssertTrue("\(e)".contains("reaches outside the"), "\(e)")
+        }
+        XCTAssertThrowsError(try ImageSurface(width: Int.max, height: 1))
+        XCTAssertThrowsError(try ImageSurface(width: 1, height: -5))
     }
 
     func testEveryDrawnClassHasALayer() {
