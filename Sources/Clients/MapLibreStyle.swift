@@ -48,10 +48,9 @@ public enum MapLibreStyle {
                 layers += self.layers(template, style.resolve(template, floor: f.id), level: shown.level, only: (f.id, f.level))
             }
         }
-        let source: [String: Any] = [
-            "type": "vector", "tiles": [v.url("all/\(ts.directory)/{z}/{x}/{y}.pbf", from: from)],
-            "minzoom": v.minZoom, "maxzoom": v.maxZoom, "bounds": v.bounds,
-        ]
+        let source: [String: Any] = ts.source(v, floor: "all", from: from).merging([
+            "type": "vector", "minzoom": v.minZoom, "maxzoom": v.maxZoom, "bounds": v.bounds,
+        ]) { a, _ in a }
         return [
             "version": 8, "name": v.name,
             "metadata": ["venuetiles:venue": v.id, "venuetiles:floor": shown.id, "venuetiles:style": style.id],
@@ -71,10 +70,9 @@ public enum MapLibreStyle {
                            "layout": ["visibility": bg.hidden ? "none" : "visible"]])
         }
         layers.append(["id": "\(floor.id)-\(ts.directory)", "type": "raster", "source": floor.id])
-        let source: [String: Any] = [
-            "type": "raster", "tiles": [v.url("\(floor.id)/\(ts.directory)/{z}/{x}/{y}.png", from: from)],
-            "tileSize": 256, "minzoom": v.minZoom, "maxzoom": v.maxZoom, "bounds": v.bounds,
-        ]
+        let source: [String: Any] = ts.source(v, floor: floor.id, from: from).merging([
+            "type": "raster", "tileSize": 256, "minzoom": v.minZoom, "maxzoom": v.maxZoom, "bounds": v.bounds,
+        ]) { a, _ in a }
         return ["version": 8, "name": "\(v.name) — \(floor.shortName ?? floor.id)",
                 "metadata": ["venuetiles:venue": v.id, "venuetiles:floor": floor.id],
                 "center": v.center, "zoom": Double(max(v.minZoom, 18)),
