@@ -255,7 +255,11 @@ public enum ArchiveExport {
             entries.append(.init(name: t.path, content: .file(path: t.path, sha256: t.sha256.hex, bytes: t.bytes),
                                  deflate: ts.format == "mvt" && ts.content_encoding != "gzip"))
         }
-        let docs = manifest.files.filter { $0.path.hasPrefix(prefix) && !excludedDocs.contains($0.path) }
+        // Not the archives a build made beside the tree (the build packs from a
+        // manifest without them: both give the same package).
+        let docs = manifest.files.filter { f in
+            f.path.hasPrefix(prefix) && !excludedDocs.contains(f.path) && !Format.allCases.contains { f.path.hasSuffix("." + $0.fileExtension) }
+        }
         // The package's own manifest: this venue's part of the output's, so that
         // the unpacked package is an output folder `venuetiles verify` accepts.
         let own = Manifest(generator: manifest.generator, venues: [venue], tiles: tiles, files: docs,

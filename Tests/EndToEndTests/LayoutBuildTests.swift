@@ -99,11 +99,11 @@ final class LayoutBuildTests: XCTestCase {
         let ref = try setUpVenue("reference", key: #""layout": "xyz""#)
         try build(ref.config)
         let reference = try manifest(ref.root.appendingPathComponent("out"))
-        XCTAssertGreaterThan(reference.tiles.count, 100)
+        XCTAssertGreaterThan(reference.tiles.count, 50)
         for (name, key) in LayoutBuildTests.layouts where name != "xyz" {
             let root = dir.appendingPathComponent(name)
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-            try FileManager.default.createSymbolicLink(at: root.appendingPathComponent("venue"), withDestinationURL: ref.venue)
+            try FileManager.default.copyItem(at: ref.venue, to: root.appendingPathComponent("venue"))
             let config = try writeConfig(root, key: key)
             try build(config)
             let out = root.appendingPathComponent("out")
@@ -198,7 +198,7 @@ final class LayoutBuildTests: XCTestCase {
         for t in xyz.tiles.prefix(50) { XCTAssertFalse(FileManager.default.fileExists(atPath: out.appendingPathComponent(t.path).path), t.path) }
         XCTAssertEqual(try CLI.run(["verify", "--output", out.path]).status, 0)
         // And back: the same tree as the first build.
-        try build(v.config)
+        try build(try writeConfig(v.root, key: #""layout": "xyz""#))
         XCTAssertEqual(Set(try manifest(out).tiles.map(\.path)), Set(xyz.tiles.map(\.path)))
         XCTAssertEqual(try CLI.run(["verify", "--output", out.path]).status, 0)
     }
