@@ -176,8 +176,6 @@ public enum ArchiveExport {
     static func pyramids(_ v: Manifest.VenueEntry, manifest: Manifest, tilesets: Set<String>, output: String,
                          zooms: ClosedRange<Int>? = nil) throws -> [Pyramid] {
         var out = [Pyramid]()
-        let prefix = v.source_id + "/"
-        let venueTiles = manifest.tiles.filter { $0.path.hasPrefix(prefix) }
         let filesByPath = Dictionary(manifest.files.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
         for ts in v.tilesets where tilesets.isEmpty || tilesets.contains(directoryName(ts)) {
             let template: TilePathTemplate
@@ -185,7 +183,10 @@ public enum ArchiveExport {
                 throw StoreError(operation: "archive", path: output + "/" + Manifest.fileName, reason: "tileset \(directoryName(ts)) of \(v.source_id): \(error)")
             }
             var byFloor = [String: [ArchiveTile]]()
-            for t in venueTiles {
+            // The template's text before its first token (`v/` for xyz, `tiles/v/` for
+            // a layout under a folder of its own): only paths there can match it.
+            let literal = ts.path_template.prefix { $0 != "{" }
+            for t in manifest.tiles where t.path.hasPrefix(literal) {
                 guard let m = template.match(t.path), zooms?.contains(m.z) ?? true else { continue }
                 let floor = m.values[.floor] ?? m.values[.ordinal] ?? ""
                 byFloor[floor, default: []].append(ArchiveTile(z: m.z, x: m.x, y: m.y, sha256: t.sha256.hex, bytes: t.bytes, path: t.path))
@@ -245,10 +246,13 @@ public enum ArchiveExport {
         venue.tilesets = v.tilesets.filter { tilesets.isEmpty || tilesets.contains(directoryName($0)) }
         let templates = try venue.tilesets.map { try TilePathTemplate($0.path_template, scope: .oneTileset) }
         let excludedDocs = Set(v.tilesets.filter { !venue.tilesets.contains($0) }.flatMap(\.tilejson))
+        // The TileJSON documents of a layout whose tiles are not under the venue's folder.
+        let ownDocs = Set(venue.tilesets.flatMap(\.tilejson))
         // Each tile with its tileset: PNG and gzipped vector tiles are compressed
         // already and are stored; plain vector tiles deflate well.
         var tiles = [Manifest.TileEntry](), entries = [ZipPackageWriter.Entry]()
-        for t in manifest.tiles where t.path.hasPrefix(prefix) {
+        let literals = venue.tilesets.map { $0.path_template.prefix { $0 != "{" } }
+        for t in manifest.tiles where literals.contains(where: { t.path.hasPrefix($0) }) {
             guard let k = templates.firstIndex(where: { $0.match(t.path) != nil }) else { continue }
             let ts = venue.tilesets[k]
             tiles.append(t)
@@ -258,12 +262,13 @@ public enum ArchiveExport {
         // Not the archives a build made beside the tree (the build packs from a
         // manifest without them: both give the same package).
         let docs = manifest.files.filter { f in
-            f.path.hasPrefix(prefix) && !excludedDocs.contains(f.path) && !Format.allCases.contains { f.path.hasSuffix("." + $0.fileExtension) }
+            (f.path.hasPrefix(prefix) || ownDocs.contains(f.path)) && !excludedDocs.contains(f.path)
+                && !Format.allCases.contains { f.path.hasSuffix("." + $0.fileExtension) }
         }
         // The package's own manifest: this venue's part of the output's, so that
         // the unpacked package is an output folder `venuetiles verify` accepts.
         let own = Manifest(generator: manifest.generator, venues: [venue], tiles: tiles, files: docs,
-                           blank_tiles: manifest.blank_tiles.filter { $0.path.hasPrefix(prefix) })
+                           blank_tiles: manifest.blank_tiles.filter { b in literals.contains { b.path.hasPrefix($0) } })
         var manifestData = Data()
         try own.write { manifestData.append($0) }
         entries.append(ZipPackageWriter.Entry(name: Manifest.fileName, content: .data(manifestData), deflate: true))

@@ -62,7 +62,7 @@ final class LayoutBuildTests: XCTestCase {
 
     func writeConfig(_ root: URL, key: String) throws -> URL {
         try CLI.writeConfig(root, sources: [("h", "imdf", root.appendingPathComponent("venue").path)],
-                            extra: #", "zoom": {"min": 17, "max": 19}, "tilesets": [{"format": "png", \#(key)}, {"format": "mvt", \#(key)}]"#)
+                            extra: #", "zoom": {"min": 17, "max": 19}, "tilesets": [{"format": "png", "archive": "pmtiles", \#(key)}, {"format": "mvt", \#(key)}]"#)
     }
 
     @discardableResult
@@ -112,6 +112,9 @@ final class LayoutBuildTests: XCTestCase {
             XCTAssertEqual(Dictionary(uniqueKeysWithValues: m.tiles.map { ($0.path, $0.sha256) }), expected, name)
             for (path, _) in expected.prefix(20) { XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent(path).path), "\(name): \(path)") }
             XCTAssertEqual(try CLI.run(["verify", "--output", out.path]).status, 0, name)
+            // The PNG archives, one per floor, named by the floor as the template names it.
+            let floorPart = name == "app-bundle" ? ["-1", "0", "1"] : ["floor_b1", "floor_0", "floor_1"]
+            XCTAssertEqual(Set(m.files.map(\.path).filter { $0.hasSuffix(".pmtiles") }), Set(floorPart.map { "h/\($0)/png.pmtiles" }), name)
 
             // Each TileJSON's URL, filled for one of its pyramid's tiles, leads to that tile.
             let docs = m.files.filter { $0.path.hasSuffix("/tilejson.json") }
