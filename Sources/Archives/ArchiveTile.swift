@@ -35,7 +35,14 @@ public struct TileFiles: Sendable {
     public var root: String
     public init(root: String) { self.root = root }
 
+    /// During a build, before its switch: a re-rendered file's new bytes wait
+    /// beside the old one as `.NAME.tmp` (the build's staged writes), and those
+    /// are the bytes the new manifest lists. Read first when set; a staged file
+    /// that does not match is passed over for the file in place.
+    public var stagedFirst = false
+
     public func read(path: String, sha256: String, bytes: Int) throws -> Data {
+        if stagedFirst, let d = staged(path), d.count == bytes, SHA256.hash(data: d).hexString == sha256 { return d }
         let full = root + "/" + path
         guard let data = FileManager.default.contents(atPath: full) else {
             throw ArchiveError(file: full, format: "tiles", problem: "missing or unreadable (the manifest lists it)")
@@ -51,6 +58,22 @@ public struct TileFiles: Sendable {
     }
 
     public func read(_ tile: ArchiveTile) throws -> Data { try read(path: tile.path, sha256: tile.sha256, bytes: tile.bytes) }
+
+    /// The full path of the file holding these bytes (staged or in place), checked like `read`.
+    public func verifiedPath(path: String, sha256: String, bytes: Int) throws -> String {
+        if stagedFirst, let d = staged(path), d.count == bytes, SHA256.hash(data: d).hexString == sha256 { return stagedPath(path) }
+        _ = try read(path: path, sha256: sha256, bytes: bytes)
+        return root + "/" + path
+    }
+
+    private func stagedPath(_ path: String) -> String {
+        let slash = path.lastIndex(of: "/")
+        let dir = slash.map { String(path[..<$0]) + "/" } ?? ""
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        return root + "/" + dir + "." + name + ".tmp"
+    }
+
+    private func staged(_ path: String) -> Data? { FileManager.default.contents(atPath: stagedPath(path)) }
 }
 
 extension Sequence where Element == UInt8 {

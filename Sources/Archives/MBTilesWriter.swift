@@ -15,6 +15,7 @@ public enum MBTilesWriter {
         public var images = 0
         /// Rows SQLite reports changed (map, images and metadata together).
         public var rowChanges = 0
+        public init() {}
     }
 
     /// A tile by its place in the archive: zoom, column, TMS row.

@@ -194,7 +194,8 @@ public struct TilePathTemplate: Sendable, Equatable, CustomStringConvertible {
         return out
     }
 
-    static func value(_ t: Token, _ v: TilePathValues) -> String {
+    /// The text of one token for one tile.
+    public static func value(_ t: Token, _ v: TilePathValues) -> String {
         switch t {
         case .venue: return v.venue
         case .floor: return v.floor

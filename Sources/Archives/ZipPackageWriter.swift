@@ -32,16 +32,17 @@ public enum ZipPackageWriter {
         for (a, b) in zip(sorted, sorted.dropFirst()) where a.name == b.name {
             throw ArchiveError(file: path, format: "zip", problem: "two entries named \(a.name)")
         }
+        var sources = [String: String]()
         for e in sorted {
             guard !e.name.isEmpty, !e.name.hasPrefix("/"), !e.name.split(separator: "/").contains("..") else {
                 throw ArchiveError(file: path, format: "zip", problem: "entry name \"\(e.name)\" is not a relative path")
             }
-            if case .file(let p, let sha, let n) = e.content { _ = try files.read(path: p, sha256: sha, bytes: n) }
+            if case .file(let p, let sha, let n) = e.content { sources[p] = try files.verifiedPath(path: p, sha256: sha, bytes: n) }
         }
         let zip = try ZipPackageFile(path: path)
         for e in sorted {
             switch e.content {
-            case .file(let p, _, _): try zip.addFile(e.name, source: files.root + "/" + p, deflate: e.deflate)
+            case .file(let p, _, _): try zip.addFile(e.name, source: sources[p]!, deflate: e.deflate)
             case .data(let d): try zip.addData(e.name, d, deflate: e.deflate)
             }
         }

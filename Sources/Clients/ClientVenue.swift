@@ -26,6 +26,21 @@ public struct ClientVenue: Sendable {
             self.format = format; self.directory = directory; self.tileSize = tileSize
         }
         public var fileExtension: String { format == .png ? "png" : "pbf" }
+        /// Under a layout other than the xyz tree: per floor id (`all` for the
+        /// venue-wide vector tiles), the tiles' URL template and the folder of
+        /// its TileJSON, relative to the venue folder.
+        public var tiles: [String: String] = [:]
+        public var folders: [String: String] = [:]
+        /// `tms` when the layout counts y from the south.
+        public var scheme = "xyz"
+        public func tileURL(floor: String) -> String { tiles[floor] ?? "\(floor)/\(directory)/{z}/{x}/{y}.\(fileExtension)" }
+        public func folder(floor: String) -> String { folders[floor] ?? "\(floor)/\(directory)" }
+        /// A MapLibre source's `tiles` and, under TMS, its `scheme`.
+        func source(_ v: ClientVenue, floor: String, from: String) -> [String: Any] {
+            var s: [String: Any] = ["tiles": [v.url(tileURL(floor: floor), from: from)]]
+            if scheme != "xyz" { s["scheme"] = scheme }
+            return s
+        }
     }
 
     /// The venue's folder name (the source id).

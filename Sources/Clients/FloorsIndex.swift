@@ -71,9 +71,10 @@ public enum FloorsIndex {
 
     public static func make(_ v: ClientVenue, style: Style) throws -> Data {
         func tileset(_ ts: ClientVenue.Tileset, _ dir: String) -> [String: Any] {
-            ["format": ts.format.rawValue, "tile_size": ts.tileSize, "directory": "\(dir)/\(ts.directory)",
-             "tiles": v.url("\(dir)/\(ts.directory)/{z}/{x}/{y}.\(ts.fileExtension)"),
-             "tilejson": v.url("\(dir)/\(ts.directory)/tilejson.json")]
+            var e: [String: Any] = ["format": ts.format.rawValue, "tile_size": ts.tileSize, "directory": ts.folder(floor: dir),
+                                    "tiles": v.url(ts.tileURL(floor: dir)), "tilejson": v.url(ts.folder(floor: dir) + "/tilejson.json")]
+            if ts.scheme != "xyz" { e["scheme"] = ts.scheme }
+            return e
         }
         let floors: [[String: Any]] = v.floorsInDisplayOrder.map { f in
             var e: [String: Any] = ["id": f.id, "ordinal": f.ordinal, "level": f.level,

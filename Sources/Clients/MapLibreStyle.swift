@@ -48,10 +48,9 @@ public enum MapLibreStyle {
                 layers += self.layers(template, style.resolve(template, floor: f.id), level: shown.level, only: (f.id, f.level))
             }
         }
-        var source: [String: Any] = [
-            "type": "vector", "tiles": [v.url("all/\(ts.directory)/{z}/{x}/{y}.pbf", from: from)],
-            "minzoom": v.minZoom, "maxzoom": v.maxZoom, "bounds": v.bounds,
-        ]
+        var source: [String: Any] = ts.source(v, floor: "all", from: from).merging([
+            "type": "vector", "minzoom": v.minZoom, "maxzoom": v.maxZoom, "bounds": v.bounds,
+        ]) { a, _ in a }
         if let a = v.attribution { source["attribution"] = a }
         return [
             "version": 8, "name": v.name,
@@ -72,10 +71,9 @@ public enum MapLibreStyle {
                            "layout": ["visibility": bg.hidden ? "none" : "visible"]])
         }
         layers.append(["id": "\(floor.id)-\(ts.directory)", "type": "raster", "source": floor.id])
-        var source: [String: Any] = [
-            "type": "raster", "tiles": [v.url("\(floor.id)/\(ts.directory)/{z}/{x}/{y}.png", from: from)],
-            "tileSize": 256, "minzoom": v.minZoom, "maxzoom": v.maxZoom, "bounds": v.bounds,
-        ]
+        var source: [String: Any] = ts.source(v, floor: floor.id, from: from).merging([
+            "type": "raster", "tileSize": 256, "minzoom": v.minZoom, "maxzoom": v.maxZoom, "bounds": v.bounds,
+        ]) { a, _ in a }
         if let a = v.attribution { source["attribution"] = a }
         return ["version": 8, "name": "\(v.name) — \(floor.shortName ?? floor.id)",
                 "metadata": ["venuetiles:venue": v.id, "venuetiles:floor": floor.id],

@@ -23,10 +23,11 @@ public enum PreviewPage {
         page.baseURL = nil   // the page loads what is beside it, wherever it is served from
         var rasterTiles = [String: String]()
         if let ts = page.rasterTileset {
-            for f in page.floors { rasterTiles[f.id] = "\(f.id)/\(ts.directory)/{z}/{x}/{y}.png" }
+            for f in page.floors { rasterTiles[f.id] = ts.tileURL(floor: f.id) }
         }
         var config: [String: Any] = ["raster_tiles": rasterTiles, "minzoom": v.minZoom, "maxzoom": v.maxZoom,
                                      "bounds": v.bounds, "center": v.center, "zoom": Double(max(v.minZoom, 18))]
+        if let ts = page.rasterTileset, ts.scheme != "xyz" { config["raster_scheme"] = ts.scheme }
         if let vs = MapLibreStyle.vector(page, style: style) { config["vector_style"] = vs }
         let json = String(decoding: try JSONSerialization.data(withJSONObject: config, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self)
             // Inside <script>: "</" would end the element early.

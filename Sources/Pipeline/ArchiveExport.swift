@@ -40,6 +40,48 @@ public enum ArchiveExport {
         public var treeBytes: Int
         /// MBTiles updated in place: map rows added, changed, removed.
         public var rowsInserted = 0, rowsReplaced = 0, rowsDeleted = 0
+        /// The file in place changed (an archive equal to the old one leaves it alone).
+        public var changed = true
+    }
+
+    /// Where archives go: `venuetiles archive`'s destination folder, or the
+    /// output folder itself when the build packs them (through its store, so
+    /// that a failed build puts the old archives back).
+    public protocol Placement {
+        /// The absolute path of `relative`, to read an archive once placed.
+        func path(_ relative: String) -> String
+        /// Makes the archive at `relative`: `make` writes the whole file at the
+        /// path it is given, which holds the archive in place already when
+        /// `update` (MBTiles are brought up to date, not rewritten). Returns
+        /// whether the file in place changed.
+        func put(_ relative: String, update: Bool, _ make: (String) throws -> Void) throws -> Bool
+    }
+
+    /// A folder of archives outside any output (`venuetiles archive --to`): a
+    /// new PMTiles or zip file is written beside the old one and renamed over
+    /// it unless equal (a reader sees the old file or the new one); an MBTiles
+    /// file is updated in place, in one SQLite transaction.
+    public struct Folder: Placement {
+        public var root: String
+        public init(root: String) { self.root = root }
+        public func path(_ relative: String) -> String { root + "/" + relative }
+        public func put(_ relative: String, update: Bool, _ make: (String) throws -> Void) throws -> Bool {
+            let dest = path(relative)
+            try FileManager.default.createDirectory(atPath: (dest as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            if update { try make(dest); return true }
+            let tmp = dest + ".tmp"
+            do {
+                try make(tmp)
+                return try ArchiveExport.rename(tmp, dest)
+            } catch { try? FileManager.default.removeItem(atPath: tmp); throw error }
+        }
+    }
+
+    /// Where the archive of one pyramid goes, relative to the destination:
+    /// `<venue>/<floor>/<tileset>.<format>` (the floor as the tileset's path
+    /// template names it: its id, or its ordinal); a venue's zip package: `<venue>.zip`.
+    public static func archivePath(venue: String, floor: String, tileset: String, format: Format) -> String {
+        format == .zip ? venue + ".zip" : "\(venue)/\(floor)/\(tileset).\(format.fileExtension)"
     }
 
     /// A pyramid's tiles with what its archive says about them.
@@ -67,7 +109,8 @@ public enum ArchiveExport {
     }
 
     /// The archives of `manifest` (the build calls this with the manifest it just wrote).
-    public static func run(output: String, manifest: Manifest, request: Request) throws -> [Written] {
+    public static func run(output: String, manifest: Manifest, request: Request, placement: Placement? = nil, stagedFirst: Bool = false) throws -> [Written] {
+        let place = placement ?? Folder(root: request.destination)
         let venues = manifest.venues.filter { request.venues.isEmpty || request.venues.contains($0.id) || request.venues.contains($0.source_id) }
         if !request.venues.isEmpty, let missing = request.venues.sorted().first(where: { v in !venues.contains { $0.source_id == v || $0.id == v } }) {
             throw StoreError(operation: "archive", path: output, reason: "no venue \"\(missing)\" in the manifest (has: \(manifest.venues.map(\.source_id).joined(separator: ", ")))")
@@ -87,18 +130,18 @@ public enum ArchiveExport {
             if request.format == .zip { jobs.append(.zip(try planZip(v, manifest: manifest, tilesets: request.tilesets))); continue }
             jobs += try pyramids(v, manifest: manifest, tilesets: request.tilesets, output: output, zooms: request.zooms).map(Job.tiles)
         }
-        let files = TileFiles(root: output)
+        var files = TileFiles(root: output)
+        files.stagedFirst = stagedFirst
         var checked = Set<String>()
         for job in jobs {
             for (path, sha, bytes) in job.inputs where checked.insert(path).inserted {
                 _ = try files.read(path: path, sha256: sha, bytes: bytes)
             }
         }
-        try FileManager.default.createDirectory(atPath: request.destination, withIntermediateDirectories: true)
         return try jobs.map { job in
             switch job {
-            case .tiles(let p): return try writeTileArchive(p, files: files, request: request)
-            case .zip(let z): return try writeZip(z, files: files, request: request)
+            case .tiles(let p): return try writeTileArchive(p, files: files, request: request, place: place)
+            case .zip(let z): return try writeZip(z, files: files, place: place)
             }
         }
     }
@@ -134,8 +177,6 @@ public enum ArchiveExport {
     static func pyramids(_ v: Manifest.VenueEntry, manifest: Manifest, tilesets: Set<String>, output: String,
                          zooms: ClosedRange<Int>? = nil) throws -> [Pyramid] {
         var out = [Pyramid]()
-        let prefix = v.source_id + "/"
-        let venueTiles = manifest.tiles.filter { $0.path.hasPrefix(prefix) }
         let filesByPath = Dictionary(manifest.files.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
         for ts in v.tilesets where tilesets.isEmpty || tilesets.contains(directoryName(ts)) {
             let template: TilePathTemplate
@@ -143,7 +184,10 @@ public enum ArchiveExport {
                 throw StoreError(operation: "archive", path: output + "/" + Manifest.fileName, reason: "tileset \(directoryName(ts)) of \(v.source_id): \(error)")
             }
             var byFloor = [String: [ArchiveTile]]()
-            for t in venueTiles {
+            // The template's text before its first token (`v/` for xyz, `tiles/v/` for
+            // a layout under a folder of its own): only paths there can match it.
+            let literal = ts.path_template.prefix { $0 != "{" }
+            for t in manifest.tiles where t.path.hasPrefix(literal) {
                 guard let m = template.match(t.path), zooms?.contains(m.z) ?? true else { continue }
                 let floor = m.values[.floor] ?? m.values[.ordinal] ?? ""
                 byFloor[floor, default: []].append(ArchiveTile(z: m.z, x: m.x, y: m.y, sha256: t.sha256.hex, bytes: t.bytes, path: t.path))
@@ -164,10 +208,8 @@ public enum ArchiveExport {
         return out
     }
 
-    static func writeTileArchive(_ p: Pyramid, files: TileFiles, request: Request) throws -> Written {
-        let rel = "\(p.venue)/\(p.floor)/\(p.tilesetDirectory).\(request.format.fileExtension)"
-        let dest = request.destination + "/" + rel
-        try FileManager.default.createDirectory(atPath: (dest as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    static func writeTileArchive(_ p: Pyramid, files: TileFiles, request: Request, place: Placement) throws -> Written {
+        let rel = archivePath(venue: p.venue, floor: p.floor, tileset: p.tilesetDirectory, format: request.format)
         let tj = try files.read(path: p.tileJSON.path, sha256: p.tileJSON.sha256.hex, bytes: p.tileJSON.bytes)
         var meta = try ArchiveMetadata(tileJSON: tj, file: files.root + "/" + p.tileJSON.path, gzipTiles: p.gzipTiles)
         if let z = request.zooms {
@@ -178,22 +220,23 @@ public enum ArchiveExport {
         var w = Written(path: rel, sha256: "", bytes: 0, tiles: p.tiles.count, contents: 0, treeBytes: p.tiles.reduce(0) { $0 + $1.bytes })
         switch request.format {
         case .pmtiles:
-            // Written beside the old archive and renamed over it: a reader sees the old file or the new one.
-            let tmp = dest + ".tmp"
-            do {
-                let s = try PMTilesWriter.write(to: tmp, tiles: p.tiles, metadata: meta, read: files.read)
-                try rename(tmp, dest)
-                w.contents = s.tileContents
-            } catch { try? FileManager.default.removeItem(atPath: tmp); throw error }
+            var contents = 0
+            let changed = try place.put(rel, update: false) { path in
+                contents = try PMTilesWriter.write(to: path, tiles: p.tiles, metadata: meta, read: files.read).tileContents
+            }
+            w.contents = contents; w.changed = changed
         case .mbtiles:
-            // Updated in place, in one transaction: only the rows of changed tiles change.
-            let s = try MBTilesWriter.sync(at: dest, tiles: p.tiles, metadata: meta, read: files.read)
-            w.contents = s.images
+            // Brought up to date in one transaction: only the rows of changed tiles change.
+            var s = MBTilesWriter.Summary()
+            let changed = try place.put(rel, update: true) { path in
+                s = try MBTilesWriter.sync(at: path, tiles: p.tiles, metadata: meta, read: files.read)
+            }
+            w.contents = s.images; w.changed = changed
             w.rowsInserted = s.inserted; w.rowsReplaced = s.replaced; w.rowsDeleted = s.deleted
         case .zip:
             preconditionFailure("zip packages are per venue")
         }
-        return try finish(w, dest)
+        return try finish(w, place.path(rel))
     }
 
     /// A venue's zip package: its tiles of the chosen tilesets, their TileJSON
@@ -204,21 +247,29 @@ public enum ArchiveExport {
         venue.tilesets = v.tilesets.filter { tilesets.isEmpty || tilesets.contains(directoryName($0)) }
         let templates = try venue.tilesets.map { try TilePathTemplate($0.path_template, scope: .oneTileset) }
         let excludedDocs = Set(v.tilesets.filter { !venue.tilesets.contains($0) }.flatMap(\.tilejson))
+        // The TileJSON documents of a layout whose tiles are not under the venue's folder.
+        let ownDocs = Set(venue.tilesets.flatMap(\.tilejson))
         // Each tile with its tileset: PNG and gzipped vector tiles are compressed
         // already and are stored; plain vector tiles deflate well.
         var tiles = [Manifest.TileEntry](), entries = [ZipPackageWriter.Entry]()
-        for t in manifest.tiles where t.path.hasPrefix(prefix) {
+        let literals = venue.tilesets.map { $0.path_template.prefix { $0 != "{" } }
+        for t in manifest.tiles where literals.contains(where: { t.path.hasPrefix($0) }) {
             guard let k = templates.firstIndex(where: { $0.match(t.path) != nil }) else { continue }
             let ts = venue.tilesets[k]
             tiles.append(t)
             entries.append(.init(name: t.path, content: .file(path: t.path, sha256: t.sha256.hex, bytes: t.bytes),
                                  deflate: ts.format == "mvt" && ts.content_encoding != "gzip"))
         }
-        let docs = manifest.files.filter { $0.path.hasPrefix(prefix) && !excludedDocs.contains($0.path) }
+        // Not the archives a build made beside the tree (the build packs from a
+        // manifest without them: both give the same package).
+        let docs = manifest.files.filter { f in
+            (f.path.hasPrefix(prefix) || ownDocs.contains(f.path)) && !excludedDocs.contains(f.path)
+                && !Format.allCases.contains { f.path.hasSuffix("." + $0.fileExtension) }
+        }
         // The package's own manifest: this venue's part of the output's, so that
         // the unpacked package is an output folder `venuetiles verify` accepts.
         let own = Manifest(generator: manifest.generator, venues: [venue], tiles: tiles, files: docs,
-                           blank_tiles: manifest.blank_tiles.filter { $0.path.hasPrefix(prefix) })
+                           blank_tiles: manifest.blank_tiles.filter { b in literals.contains { b.path.hasPrefix($0) } })
         var manifestData = Data()
         try own.write { manifestData.append($0) }
         entries.append(ZipPackageWriter.Entry(name: Manifest.fileName, content: .data(manifestData), deflate: true))
@@ -226,28 +277,25 @@ public enum ArchiveExport {
         return ZipJob(venue: v.source_id, entries: entries, tiles: tiles.count, treeBytes: tiles.reduce(0) { $0 + $1.bytes })
     }
 
-    static func writeZip(_ z: ZipJob, files: TileFiles, request: Request) throws -> Written {
-        let rel = z.venue + ".zip"
-        let dest = request.destination + "/" + rel
-        let tmp = dest + ".tmp"
-        do {
-            _ = try ZipPackageWriter.write(to: tmp, entries: z.entries, files: files)
-            try rename(tmp, dest)
-        } catch { try? FileManager.default.removeItem(atPath: tmp); throw error }
-        return try finish(Written(path: rel, sha256: "", bytes: 0, tiles: z.tiles, contents: z.tiles, treeBytes: z.treeBytes), dest)
+    static func writeZip(_ z: ZipJob, files: TileFiles, place: Placement) throws -> Written {
+        let rel = archivePath(venue: z.venue, floor: "", tileset: "", format: .zip)
+        var w = Written(path: rel, sha256: "", bytes: 0, tiles: z.tiles, contents: z.tiles, treeBytes: z.treeBytes)
+        w.changed = try place.put(rel, update: false) { path in _ = try ZipPackageWriter.write(to: path, entries: z.entries, files: files) }
+        return try finish(w, place.path(rel))
     }
 
     /// Puts a finished archive in place, unless the one there has the same bytes:
     /// then the old file stays (same inode and modification time), so that an
-    /// unchanged archive is not rewritten, re-synced or re-uploaded.
-    private static func rename(_ from: String, _ to: String) throws {
+    /// unchanged archive is not rewritten, re-synced or re-uploaded. Returns whether it replaced it.
+    static func rename(_ from: String, _ to: String) throws -> Bool {
         if let old = FileManager.default.contents(atPath: to), let new = FileManager.default.contents(atPath: from), old == new {
             try FileManager.default.removeItem(atPath: from)
-            return
+            return false
         }
         guard Foundation.rename(from, to) == 0 else {
             throw StoreError(operation: "rename", path: to, reason: String(cString: strerror(errno)))
         }
+        return true
     }
 
     private static func finish(_ w: Written, _ path: String) throws -> Written {

@@ -28,8 +28,10 @@ struct BuildPlan {
     var crashed: [String]
     /// Files the last build (or an unfinished one) wrote that this one does not produce.
     var stale: Set<String>
-    /// Every file besides tiles this build writes (TileJSON, meshes, web clients' files).
+    /// Every file besides tiles this build writes (TileJSON, meshes, web clients' files, archives).
     var otherFiles: Set<String>
+    /// The archives among them (pipeline.json `archive`).
+    var archivePaths: Set<String> = []
     /// A file was modified after the last manifest (the index is rewritten).
     var touchedSinceManifest: Bool
     /// Large values kept until the builder is released (see `Builder.keptUntilRelease`).
@@ -164,10 +166,10 @@ extension Builder {
     func countCarried(_ plan: inout BuildPlan) {
         for (pi, r) in plan.carried {
             var z = [Int](repeating: 0, count: plan.zooms.count)
-            let dirLength = plan.pyramids[pi].directory.utf8.count
-            for i in r.tiles { z[zoomIndex(plan.prevList[i].path, dirLength)] += 1 }
+            let p = plan.pyramids[pi]
+            for i in r.tiles { z[zoomIndex(plan.prevList[i].path, p)] += 1 }
             plan.carriedTilesPerZoom[pi] = z
-            for i in r.blanks { z[zoomIndex(plan.reusable!.blank[i].path, dirLength)] += 1 }
+            for i in r.blanks { z[zoomIndex(plan.reusable!.blank[i].path, p)] += 1 }
             plan.carriedPerZoom[pi] = z
         }
     }
@@ -176,7 +178,8 @@ extension Builder {
     /// files (TileJSON, meshes) this build does not write, and what a killed
     /// build may have left.
     func findStale(_ plan: inout BuildPlan, _ venues: [PreparedVenue], clientFiles: [String], matched: [Bool]) {
-        plan.otherFiles = Set(plan.pyramids.map { $0.directory + "/tilejson.json" }).union(clientFiles)
+        plan.archivePaths = archivePaths(plan.pyramids, venues)
+        plan.otherFiles = Set(plan.pyramids.map { $0.directory + "/tilejson.json" }).union(clientFiles).union(plan.archivePaths)
         if config.mesh != nil {
             for v in venues { plan.otherFiles.formUnion(v.primaryFloors.map { "\(v.sourceID)/\($0.id)/mesh.glb" } + ["\(v.sourceID)/venue.glb"]) }
         }

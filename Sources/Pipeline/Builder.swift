@@ -160,6 +160,8 @@ public final class Builder {
         /// Venue-wide vector pyramid: where each of its items is among its
         /// floors' items (the same item, clipped the same way to the same tile).
         var sources: [(floor: Int, index: Int)] = []
+        /// Where its tiles go when its tileset's layout is not the xyz tree (`TileLayout.swift`).
+        var layout: PyramidLayout? = nil
     }
 
     struct Job { var pyramid: Int32; var plan: Int32; var tile: Int32 }
@@ -170,7 +172,6 @@ public final class Builder {
 
     /// The stages in data-flow order (ARCHITECTURE.md names each one's type and file).
     public func run() throws -> BuildSummary {
-        try refuseUnbuiltOutputOptions()
         var run = BuildRun(outputDir: options.output ?? config.output)
         let zooms = Array(config.minZoom...config.maxZoom)
         // The folder's rules and lock come first: nothing of the last build is
@@ -191,6 +192,7 @@ public final class Builder {
         let inputs = try loadInputs(&run)                                       // Load
         let venues = prepare(inputs, &run)
         let pyramids = describe(venues, zooms: zooms)                           // Prepare
+        try checkTileLayouts(pyramids)
         try checkTileBudget(pyramids, venues, zooms: zooms)
         let clients = try clientFiles(venues, pyramids, style: inputs.style, sprites: inputs.sprites)   // web clients' files
         clients.warnings.forEach { log("warning: \($0)") }
@@ -221,7 +223,7 @@ public final class Builder {
         try cancellation.check()
 
         let lists = manifestLists(plan, counts, entries: &rendered.entries, blanks: rendered.blanks)   // Manifest
-        let manifest = Manifest(generator: .init(name: Generator.name, version: Generator.version),
+        var manifest = Manifest(generator: .init(name: Generator.name, version: Generator.version),
                                 venues: venueEntries(venues, inputs.loaded, plan.pyramids, zooms, counts.tiles, counts.bytes, counts.blanks,
                                                      counts.perZoom, tileJSON.paths, meshes.entries),
                                 tiles: lists.tiles, files: files, blank_tiles: lists.blanks)
@@ -230,33 +232,20 @@ public final class Builder {
         run.summary.blankSkipped = counts.blanks.reduce(0, +)
         let c = BuildIndex.Counts(tiles: run.summary.tilesWritten, bytes: run.summary.bytes, blank: run.summary.blankSkipped, warnings: run.summary.warnings)
         run.lap("manifest lists")
+        // Archives are made from the staged tiles and are staged themselves.
+        let archivesChanged = try writeArchives(&manifest, store: store, &run)                                   // Archives
         try pauseForTests("committing", cancellation)
         // The last moment to stop: from here the build finishes (its output is complete).
         try cancellation.check()
         try commit.switchFiles()                                                // Switch
         run.lap("switch")
         try pauseForTests("switched", cancellation)
-        try writeManifest(manifest, plan, records: lists.records, changedFiles: rendered.changedFiles + tileJSON.changed + meshes.changed + clientsChanged,
+        try writeManifest(manifest, plan, records: lists.records,
+                          changedFiles: rendered.changedFiles + tileJSON.changed + meshes.changed + clientsChanged + archivesChanged,
                           fingerprint: inputs.fingerprint, counts: c, commit: commit)
         run.lap("manifest+delete")
         keptUntilRelease = [plan, manifest, venues, inputs, lists.records]
         return run.finish()
-    }
-
-    /// `layout`/`path` other than the xyz tree and `archive` are read and
-    /// checked, but the build does not act on them yet: refused by name rather
-    /// than silently ignored (`venuetiles archive` packs a finished output).
-    func refuseUnbuiltOutputOptions() throws {
-        for (i, ts) in config.tilesets.enumerated() {
-            if ts.archive != nil {
-                throw ConfigError(file: config.file, key: "tilesets[\(i)].archive",
-                                  problem: "the build does not write archives yet; build without it, then run `venuetiles archive --output \(options.output ?? config.output) --format \(ts.archive!.rawValue)`")
-            }
-            if ts.pathTemplate != TilePathTemplate.presets["xyz"]! {
-                throw ConfigError(file: config.file, key: "tilesets[\(i)].layout",
-                                  problem: "the build writes the xyz layout only so far; other layouts and templates are checked but not yet written")
-            }
-        }
     }
 
     /// Nothing changed since the last complete build (every input byte, every
@@ -331,6 +320,7 @@ public final class Builder {
                 }
             }
         }
+        applyLayouts(&pyramids, venues)
         // Item hashes once per floor: a floor's raster items serve every scale, its
         // vector items its own pyramid and the venue-wide one (which has the same items).
         func perFloor(_ floorCounts: [Int], _ hash: (Int, Int) -> [InputKeys.ItemHash]) -> [[[InputKeys.ItemHash]]] {
@@ -349,10 +339,10 @@ public final class Builder {
             switch p.content {
             case .raster:
                 let keys = rasterKeys[p.venue][p.floor!]
-                return (InputKeys.pyramid(directory: p.directory, headers: headers, zooms: zooms, items: keys, floor: venues[p.venue].sheet(p.floor!)), keys)
+                return (InputKeys.pyramid(directory: p.placeKey, headers: headers, zooms: zooms, items: keys, floor: venues[p.venue].sheet(p.floor!)), keys)
             case .vector:
                 let keys = p.floor.map { vectorKeys[p.venue][$0] } ?? allKeys[p.venue]
-                return (InputKeys.pyramid(directory: p.directory, headers: headers, zooms: zooms, items: keys, floor: nil), keys)
+                return (InputKeys.pyramid(directory: p.placeKey, headers: headers, zooms: zooms, items: keys, floor: nil), keys)
             }
         }
         for pi in pyramids.indices {
@@ -360,7 +350,7 @@ public final class Builder {
             let p = pyramids[pi]
             // A raster pyramid's floor is one of the venue's sheets (floors, then overlays).
             var sheet: PreparedFloor?
-            if case .raster = p.content, let f = p.floor { sheet = venues[p.venue].sheet(f) }
+            if case .raster = p.content { sheet = floorOf(p, venues[p.venue]) }
             pyramids[pi].extent = TileJSONExtent.bounds(p, fallback: venues[p.venue].bounds, labelsOf: sheet, minZoom: zooms.min() ?? config.minZoom)
         }
         return pyramids
@@ -435,12 +425,11 @@ public final class Builder {
             guard let r = records[p.directory] else { continue }
             merged[pi] = true
             for i in r.tiles { inMergedRange[i] = true }
-            let dirLength = p.directory.utf8.count
             var e = r.tiles.lowerBound
             for ji in jobStart[pi]..<jobStart[pi + 1] {
                 let j = jobs[ji]
                 let t = p.plans[Int(j.plan)].tiles[Int(j.tile)]
-                while e < r.tiles.upperBound, let pt = tileOf(previous.tiles[e].path, after: dirLength), pt < t { e += 1 }
+                while e < r.tiles.upperBound, let pt = tileOf(previous.tiles[e].path, in: p), pt < t { e += 1 }
                 if e < r.tiles.upperBound, previous.tiles[e].path == paths[ji] { out[ji] = Int32(e); e += 1 }
             }
         }
@@ -456,8 +445,8 @@ public final class Builder {
 
     /// The zoom of a carried tile path, as an index into the zooms (the index
     /// recorded it under its pyramid's directory).
-    func zoomIndex(_ path: String, _ directoryLength: Int) -> Int {
-        tileOf(path, after: directoryLength)!.z - config.minZoom
+    func zoomIndex(_ path: String, _ p: Pyramid) -> Int {
+        tileOf(path, in: p)!.z - config.minZoom
     }
 
     /// The tile of a path `<directory>/<z>/<x>/<y>.<ext>`; nil when it is not one.
@@ -511,6 +500,10 @@ public final class Builder {
     /// made from bytes (no string interpolation per tile).
     func tilePaths(_ pyramids: [Pyramid], count: Int) -> [String] {
         perJob(pyramids, count: count, placeholder: "") { p, plan, range in
+            if let layout = p.layout {
+                var buf = [UInt8]()
+                return range.map { layout.path(plan.tiles[$0], into: &buf) }
+            }
             let prefix = Array("\(p.directory)/\(plan.zoom)/".utf8)
             let ext = Array(".\(config.tilesets[p.tileset].fileExtension)".utf8)
             var buf = [UInt8]()
@@ -549,7 +542,7 @@ public final class Builder {
         var lines = [String]()
         for (pi, p) in pyramids.enumerated() {
             for (zi, z) in zooms.enumerated() {
-                let dels = stale.filter { $0.hasPrefix("\(p.directory)/\(z)/") }.count
+                let dels = stale.filter { $0.hasPrefix(p.directory + "/") && tileOf($0, in: p)?.z == z }.count
                 lines.append("\(p.directory) z\(z): render \(render[pi][zi]), reuse \(reuse[pi][zi]), delete \(dels)")
             }
         }

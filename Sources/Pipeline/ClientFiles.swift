@@ -1,3 +1,4 @@
+import Archives
 import Clients
 import Foundation
 import Rendering
@@ -37,8 +38,21 @@ extension Builder {
         var seen = Set<String>()
         let tilesets = config.tilesets.compactMap { ts -> ClientVenue.Tileset? in
             guard seen.insert(ts.directoryName).inserted else { return nil }
-            return ClientVenue.Tileset(format: ts.format == .png ? .png : .mvt, directory: ts.directoryName,
-                                       tileSize: ts.format == .png ? ts.tileSize : 512)
+            var c = ClientVenue.Tileset(format: ts.format == .png ? .png : .mvt, directory: ts.directoryName,
+                                        tileSize: ts.format == .png ? ts.tileSize : 512)
+            if ts.pathTemplate != TilePathTemplate.presets["xyz"]! {
+                // Paths relative to the venue folder, where the client files are.
+                let t = try! TilePathTemplate(ts.pathTemplate)   // checked when the config was read
+                func relative(_ p: String) -> String { p.hasPrefix(v.sourceID + "/") ? String(p.dropFirst(v.sourceID.count + 1)) : "../" + p }
+                var pyramids: [(id: String, ordinal: Int?)] = v.floors.map { ($0.id, $0.floor.ordinal) }
+                if ts.format == .mvt { pyramids.append(("all", nil)) }
+                for (id, ordinal) in pyramids {
+                    c.tiles[id] = relative(t.urlTemplate(venue: v.sourceID, floor: id, ordinal: ordinal, format: ts.format.rawValue, scale: ts.scale))
+                    c.folders[id] = relative(t.pyramidFolder(venue: v.sourceID, floor: id, ordinal: ordinal, format: ts.format.rawValue, scale: ts.scale))
+                }
+                c.scheme = t.isTMS ? "tms" : "xyz"
+            }
+            return c
         }
         var client = ClientVenue(id: v.sourceID, name: v.venue.name.text(preferring: lang) ?? v.sourceID,
                                  bounds: [b.west, b.south, b.east, b.north], center: [c.lon, c.lat],

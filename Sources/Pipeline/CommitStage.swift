@@ -33,7 +33,9 @@ final class Commit {
             for p in crashed { store.removeTemporary(p) }
         }
         toDelete = plan.stale.filter { store.fileStatus($0) != nil }.sorted()
-        nothingToDo = plan.toRender.isEmpty && crashed.isEmpty && toDelete.isEmpty
+        // Archives are remade from the tiles by every build that gets here (each
+        // left alone when its bytes come out the same): undone like the rest.
+        nothingToDo = plan.toRender.isEmpty && crashed.isEmpty && toDelete.isEmpty && plan.archivePaths.isEmpty
         if !nothingToDo {
             let intent = plan.toRender.map { plan.paths[$0] } + plan.otherFiles.sorted() + crashed + toDelete
             try TileStore(root: store.root).writeFile(TileStore.intentName, Data(intent.joined(separator: "\n").utf8))

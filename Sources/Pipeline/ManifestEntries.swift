@@ -1,3 +1,4 @@
+import Archives
 import Clients
 import Foundation
 import VenueModel
@@ -16,10 +17,11 @@ extension Builder {
         }
         var tj = TileJSON(name: "\(v.venue.name.text(preferring: v.venue.language) ?? v.sourceID) — \(floorName)",
                         description: "\(Generator.name) \(ts.format.rawValue) tiles of \(v.sourceID), \(p.name)",
-                        tiles: [TileJSON.url(base: config.baseURL, directory: p.directory, tile: "{z}/{x}/{y}.\(ts.fileExtension)")],
+                        tiles: [tileURL(p, v).url],
                         minzoom: config.minZoom, maxzoom: config.maxZoom, bounds: [b.west, b.south, b.east, b.north],
                         center: [c.lon, c.lat, Double(config.minZoom)], vector_layers: layers,
                         format: ts.fileExtension, tile_size: ts.format == .png ? ts.tileSize : nil)
+        tj.scheme = tileURL(p, v).scheme
         tj.legend = legend
         tj.attribution = attribution(v.sourceID)
         return tj
@@ -66,7 +68,7 @@ extension Builder {
                     extent: raster ? nil : ts.extent, buffer: raster ? nil : ts.buffer,
                     content_encoding: raster ? nil : (ts.gzip ? "gzip" : "identity"),
                     minzoom: config.minZoom, maxzoom: config.maxZoom,
-                    path_template: "\(v.sourceID)/{floor}/\(ts.directoryName)/{z}/{x}/{y}.\(ts.fileExtension)",
+                    path_template: (try! TilePathTemplate(ts.pathTemplate)).tilesetTemplate(venue: v.sourceID, format: ts.format.rawValue, scale: ts.scale),
                     tile_count: mine.reduce(0) { $0 + counts[$1] }, total_bytes: mine.reduce(0) { $0 + bytes[$1] },
                     tiles_per_floor: perFloor, blank_tiles_skipped: mine.reduce(0) { $0 + blanks[$1] },
                     tilejson: tilejsonPaths[vi * 1000 + ti] ?? []))

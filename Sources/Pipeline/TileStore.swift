@@ -264,21 +264,50 @@ public final class TileStore {
     /// For large files whose bytes are cheaper to produce than to predict.
     @discardableResult
     public func writeStreamIfChanged(_ relative: String, _ produce: ((Data) throws -> Void) throws -> Void) throws -> Bool {
-        try atomically(relative, keepOld: { dir, tmp, name in
-            guard let new = MappedFile(dir: dir, name: tmp), let old = MappedFile(dir: dir, name: name), new.size == old.size else { return false }
-            // 8 MiB at a time, each piece's pages given back once compared (a
-            // large venue's manifest is hundreds of megabytes).
-            var k = 0
-            while k < new.size {
-                let n = min(8 << 20, new.size - k)
-                let a = UnsafeRawBufferPointer(rebasing: new.bytes[k..<(k + n)]), b = UnsafeRawBufferPointer(rebasing: old.bytes[k..<(k + n)])
-                let same = memcmp(a.baseAddress!, b.baseAddress!, n) == 0
-                new.release(a); old.release(b)
-                if !same { return false }
-                k += n
+        try atomically(relative, keepOld: TileStore.sameBytes) { dir, tmp in try stream(dir, tmp, relative, produce) }
+    }
+
+    /// Whether the files `a` and `b` of folder `dir` hold the same bytes.
+    private static func sameBytes(_ dir: Int32, _ a: String, _ b: String) -> Bool {
+        guard let new = MappedFile(dir: dir, name: a), let old = MappedFile(dir: dir, name: b), new.size == old.size else { return false }
+        // 8 MiB at a time, each piece's pages given back once compared (a
+        // large venue's manifest is hundreds of megabytes).
+        var k = 0
+        while k < new.size {
+            let n = min(8 << 20, new.size - k)
+            let x = UnsafeRawBufferPointer(rebasing: new.bytes[k..<(k + n)]), y = UnsafeRawBufferPointer(rebasing: old.bytes[k..<(k + n)])
+            let same = memcmp(x.baseAddress!, y.baseAddress!, n) == 0
+            new.release(x); old.release(y)
+            if !same { return false }
+            k += n
+        }
+        return true
+    }
+
+    /// A file that a library writes by name (SQLite, libzip: archives), made
+    /// atomically like `writeFile`: `make` writes the whole file at the absolute
+    /// path it is given, a temporary name beside `relative` that holds a copy of
+    /// the file in place when `update` (an MBTiles archive brought up to date).
+    /// The file in place stays (mtime and all) when the new one has the same
+    /// bytes; else it is set aside in the trash, so a failed build puts it back.
+    @discardableResult
+    public func writeByName(_ relative: String, update: Bool, stage: Bool = false, _ make: (String) throws -> Void) throws -> Bool {
+        try atomically(relative, stage: stage, keepOld: TileStore.sameBytes) { dir, tmp in
+            let (dirPath, name) = TileStore.split(relative)
+            // The folder was opened without following links; the library gets its path.
+            let tmpPath = path(dirPath.isEmpty ? tmp : dirPath + "/" + tmp)
+            let clear = { for suffix in ["", "-journal", "-wal", "-shm"] { unlinkat(dir, tmp + suffix, 0) } }
+            clear()
+            do {
+                if update && faccessat(dir, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0 {
+                    try FileManager.default.copyItem(atPath: path(relative), toPath: tmpPath)
+                }
+                try make(tmpPath)
+            } catch {
+                clear()
+                throw error
             }
-            return true
-        }) { dir, tmp in try stream(dir, tmp, relative, produce) }
+        }
     }
 
     private func stream(_ dir: Int32, _ tmp: String, _ relative: String, _ produce: ((Data) throws -> Void) throws -> Void) throws {

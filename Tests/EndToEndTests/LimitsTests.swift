@@ -72,15 +72,4 @@ final class LimitsTests: XCTestCase {
         let bad = try CLI.writeConfig(dir, sources: [("h", "imdf", venue.path)], extra: #", "max_tiles": 0"#)
         XCTAssertTrue(try CLI.run(["build", "--config", bad.path]).stderr.contains("\"max_tiles\": expected a positive number"))
     }
-
-    /// Output options the build does not act on yet are refused by name, never ignored.
-    func testOutputOptionsTheBuildDoesNotWriteYetAreRefused() throws {
-        for (tileset, key) in [(#"{"format": "png", "archive": "pmtiles"}"#, "tilesets[0].archive"), (#"{"format": "mvt", "layout": "quadkey"}"#, "tilesets[0].layout")] {
-            let config = try CLI.writeConfig(dir, sources: [("h", "imdf", venue.path)], extra: ", \"tilesets\": [\(tileset)]")
-            let r = try CLI.run(["build", "--config", config.path])
-            XCTAssertEqual(r.status, 1, r.stderr)
-            XCTAssertTrue(r.stderr.contains(key), r.stderr)
-            XCTAssertFalse(FileManager.default.fileExists(atPath: out.path))
-        }
-    }
 }
