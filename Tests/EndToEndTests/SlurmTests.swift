@@ -8,15 +8,25 @@ import XCTest
 /// docs/scale/slurm-merge.sbatch after it (`--dependency=afterok`); the merged
 /// folder equals a single build, byte for byte.
 final class SlurmTests: XCTestCase {
+    /// Runs a command through system(3), its output and status into files:
+    /// scripts/slurm/start leaves daemons behind, and Foundation's Process
+    /// was seen never to notice such a script's exit.
+    static func shell(_ command: String, in dir: URL) -> (status: Int32, output: String) {
+        let out = dir.appendingPathComponent("shell-\(UUID().uuidString)").path
+        _ = system("\(command) > '\(out).txt' 2>&1 < /dev/null; echo $? > '\(out).rc'")
+        let rc = (try? String(contentsOfFile: out + ".rc", encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? -1
+        return (rc, (try? String(contentsOfFile: out + ".txt", encoding: .utf8)) ?? "")
+    }
+
     func testArrayJobOfShardsThenMergeJob() throws {
         let dir = try CLI.tempDir("slurm")
         defer { CLI.removeTree(dir) }
         let state = dir.appendingPathComponent("cluster").path
         let scripts = CLI.packageRoot.appendingPathComponent("scripts/slurm")
         let t0 = Date()
-        let start = try ExternalTools.run(scripts.appendingPathComponent("start").path, [state])
-        try ExternalTools.skipUnless(start.status == 0, needs: "a one-node Slurm cluster (scripts/slurm/start: \(start.stderr.suffix(600)))")
-        defer { _ = try? ExternalTools.run(scripts.appendingPathComponent("stop").path, [state]) }
+        let (status, startOutput) = SlurmTests.shell("'\(scripts.path)/start' '\(state)'", in: dir)
+        try ExternalTools.skipUnless(status == 0, needs: "a one-node Slurm cluster (scripts/slurm/start: \(startOutput.suffix(600)))")
+        defer { _ = SlurmTests.shell("'\(scripts.path)/stop' '\(state)'", in: dir) }
         let started = Date().timeIntervalSince(t0)
         let conf = state + "/slurm.conf"
 
