@@ -109,7 +109,8 @@ extension Builder {
         }
         let mean = Double(counts.reduce(0, +)) / Double(shard.count)
         log("shard \(shard): \(loads[shard.index]) of \(counts.reduce(0, +)) planned tiles in \(assignment.filter { $0 == shard.index }.count) of \(counts.count) units; "
-            + "largest shard \(String(format: "%.2f", Double(loads.max() ?? 0) / max(mean, 1)))× the mean")
+            + "largest shard \(String(format: "%.3f", Double(loads.max() ?? 0) / max(mean, 1)))× the mean; planned tiles per shard: "
+            + loads.map(String.init).joined(separator: " "))
         return planned
     }
 
