@@ -34,6 +34,8 @@ struct BuildPlan {
     var archivePaths: Set<String> = []
     /// A file was modified after the last manifest (the index is rewritten).
     var touchedSinceManifest: Bool
+    /// A shard's build: every pyramid's planned tiles in all shards.
+    var plannedBeforeShard: [Int]? = nil
     /// Large values kept until the builder is released (see `Builder.keptUntilRelease`).
     var kept: [Any] = []
 
@@ -88,7 +90,8 @@ extension Builder {
     /// (`planUntilIntact`). Returns which of the last build's entries are carried.
     func carryUnchanged(_ plan: inout BuildPlan, _ lastRecords: [String: BuildIndex.PyramidRecord]) -> [Bool] {
         var carriedEntry = [Bool](repeating: false, count: plan.prevList.count)
-        guard plan.reusable != nil, plan.crashed.isEmpty, !options.force else { return carriedEntry }
+        // A shard's folder holds part of each pyramid: its tiles are reused one by one (by key).
+        guard plan.reusable != nil, plan.crashed.isEmpty, !options.force, options.shard == nil else { return carriedEntry }
         for pi in plan.pyramids.indices {
             guard let r = lastRecords[plan.pyramids[pi].directory], r.digest == plan.pyramids[pi].digest else { continue }
             plan.pyramids[pi].carried = true
@@ -106,6 +109,7 @@ extension Builder {
         while true {
             try cancellation.check()
             self.plan(&plan.pyramids, venues, zooms: plan.zooms)
+            if let shard = options.shard { plan.plannedBeforeShard = restrictToShard(&plan.pyramids, shard) }
             plan.jobs = []
             plan.jobStart = [Int](repeating: 0, count: plan.pyramids.count + 1)
             for (pi, p) in plan.pyramids.enumerated() {
@@ -178,9 +182,10 @@ extension Builder {
     /// files (TileJSON, meshes) this build does not write, and what a killed
     /// build may have left.
     func findStale(_ plan: inout BuildPlan, _ venues: [PreparedVenue], clientFiles: [String], matched: [Bool]) {
-        plan.archivePaths = archivePaths(plan.pyramids, venues)
+        plan.archivePaths = writesVenueFiles ? archivePaths(plan.pyramids, venues) : []
         plan.otherFiles = Set(plan.pyramids.map { $0.directory + "/tilejson.json" }).union(clientFiles).union(plan.archivePaths)
-        if config.mesh != nil {
+        if !writesVenueFiles { plan.otherFiles = [] }
+        if config.mesh != nil && writesVenueFiles {
             for v in venues { plan.otherFiles.formUnion(v.primaryFloors.map { "\(v.sourceID)/\($0.id)/mesh.glb" } + ["\(v.sourceID)/venue.glb"]) }
         }
         var plannedPaths: Set<String>?   // built only when a path must be looked up

@@ -29,6 +29,8 @@ public struct BuildOptions: Sendable {
     public var dryRun = false
     /// Build into a non-empty folder that venuetiles did not make (its files are never deleted).
     public var allowExisting = false
+    /// Build only this shard's part of the tiles (`ShardSplit`), for `venuetiles merge`.
+    public var shard: ShardSpec? = nil
     public init(jobs: Int = ProcessInfo.processInfo.activeProcessorCount, output: String? = nil, force: Bool = false, dryRun: Bool = false,
                 allowExisting: Bool = false) {
         self.jobs = max(1, jobs); self.output = output; self.force = force; self.dryRun = dryRun; self.allowExisting = allowExisting
@@ -172,6 +174,7 @@ public final class Builder {
 
     /// The stages in data-flow order (ARCHITECTURE.md names each one's type and file).
     public func run() throws -> BuildSummary {
+        try refuseShardedArchives()
         var run = BuildRun(outputDir: options.output ?? config.output)
         let zooms = Array(config.minZoom...config.maxZoom)
         // The folder's rules and lock come first: nothing of the last build is
@@ -194,7 +197,7 @@ public final class Builder {
         let pyramids = describe(venues, zooms: zooms)                           // Prepare
         try checkTileLayouts(pyramids)
         try checkTileBudget(pyramids, venues, zooms: zooms)
-        let clients = try clientFiles(venues, pyramids, style: inputs.style, sprites: inputs.sprites)   // web clients' files
+        let clients = try writesVenueFiles ? clientFiles(venues, pyramids, style: inputs.style, sprites: inputs.sprites) : (files: [], warnings: [])   // web clients' files
         clients.warnings.forEach { log("warning: \($0)") }
         run.summary.warnings += clients.warnings.count
         run.lap("prepare")
@@ -219,6 +222,7 @@ public final class Builder {
         let meshes = try writeMeshes(venues, style: inputs.style, store: store, files: &files, &run)
         let clientsChanged = try writeFiles(clients.files, store: store, files: &files)
         run.summary.deleted = commit.toDelete.count
+        let shard = try shardRecord(plan, fingerprint: inputs.fingerprint, warnings: run.summary.warnings, invalidDropped: run.summary.invalidPolygonsDropped)
         run.lap("tilejson")
         try cancellation.check()
 
@@ -226,7 +230,7 @@ public final class Builder {
         var manifest = Manifest(generator: .init(name: Generator.name, version: Generator.version),
                                 venues: venueEntries(venues, inputs.loaded, plan.pyramids, zooms, counts.tiles, counts.bytes, counts.blanks,
                                                      counts.perZoom, tileJSON.paths, meshes.entries),
-                                tiles: lists.tiles, files: files, blank_tiles: lists.blanks)
+                                tiles: lists.tiles, files: files, blank_tiles: lists.blanks, shard: shard)
         run.summary.tilesWritten = counts.tiles.reduce(0, +)
         run.summary.bytes = counts.bytes.reduce(0, +)
         run.summary.blankSkipped = counts.blanks.reduce(0, +)
@@ -242,7 +246,7 @@ public final class Builder {
         try pauseForTests("switched", cancellation)
         try writeManifest(manifest, plan, records: lists.records,
                           changedFiles: rendered.changedFiles + tileJSON.changed + meshes.changed + clientsChanged + archivesChanged,
-                          fingerprint: inputs.fingerprint, counts: c, commit: commit)
+                          fingerprint: indexFingerprint(inputs.fingerprint), counts: c, commit: commit)
         run.lap("manifest+delete")
         keptUntilRelease = [plan, manifest, venues, inputs, lists.records]
         return run.finish()
@@ -251,7 +255,7 @@ public final class Builder {
     /// Nothing changed since the last complete build (every input byte, every
     /// file of the output): the summary, without parsing anything.
     func unchangedSince(lastBuild run: inout BuildRun) -> BuildSummary? {
-        guard !options.force, !options.dryRun, let fp = try? InputFingerprint.onDisk(config),
+        guard !options.force, !options.dryRun, let fp = indexFingerprint(try? InputFingerprint.onDisk(config)),
               let last = BuildIndex.unchanged(TileStore(root: run.outputDir), fingerprint: fp) else { return nil }
         log("plan: inputs and output unchanged since the last build; nothing to do")
         run.summary.tilesWritten = last.tiles; run.summary.reused = last.tiles; run.summary.bytes = last.bytes

@@ -99,7 +99,7 @@ extension Builder {
     func writeTileJSON(_ plan: BuildPlan, _ venues: [PreparedVenue], _ counts: PyramidCounts, legend: [FloorsIndex.LegendEntry], store: TileStore,
                        files: inout [Manifest.TileEntry]) throws -> (paths: [Int: [String]], changed: Int) {
         var paths = [Int: [String]](), changed = 0
-        for (pi, p) in plan.pyramids.enumerated() where counts.tiles[pi] > 0 {
+        for (pi, p) in plan.pyramids.enumerated() where writesTileJSON(plan, counts, pi) {
             let data = try tileJSON(p, venues[p.venue], legend: legend).encoded()
             let rel = "\(p.directory)/tilejson.json"
             if try store.writeIfChanged(rel, data, stage: true) { changed += 1 }
@@ -125,7 +125,7 @@ extension Builder {
     func writeMeshes(_ venues: [PreparedVenue], style: Style, store: TileStore, files: inout [Manifest.TileEntry],
                      _ run: inout BuildRun) throws -> (entries: [Int: Manifest.MeshEntry], changed: Int) {
         var meshEntries = [Int: Manifest.MeshEntry](), changed = 0
-        guard let mesh = config.mesh else { return (meshEntries, 0) }
+        guard let mesh = config.mesh, writesVenueFiles else { return (meshEntries, 0) }
         func put(_ rel: String, _ data: Data) throws {
             if try store.writeIfChanged(rel, data, stage: true) { changed += 1 }
             files.append(Manifest.TileEntry(path: rel, sha256: Digest32(bytes: SHA256.hash(data: data)), bytes: data.count))

@@ -119,9 +119,14 @@ public struct Manifest: Codable, Equatable, Sendable {
     /// Other files the build wrote (TileJSON), with their hashes.
     public var files: [TileEntry]
     public var blank_tiles: [BlankEntry]
+    /// A shard's partial manifest (`build --shard`): which shard it is. Absent
+    /// from a whole build's manifest and from a merged one.
+    public var shard: ShardRecord?
 
-    public init(generator: Generator, venues: [VenueEntry], tiles: [TileEntry], files: [TileEntry], blank_tiles: [BlankEntry]) {
+    public init(generator: Generator, venues: [VenueEntry], tiles: [TileEntry], files: [TileEntry], blank_tiles: [BlankEntry],
+                shard: ShardRecord? = nil) {
         self.generator = generator; self.venues = venues; self.tiles = tiles; self.files = files; self.blank_tiles = blank_tiles
+        self.shard = shard
     }
 
     public static let fileName = "manifest.json"
@@ -170,6 +175,7 @@ public struct Manifest: Codable, Equatable, Sendable {
         }
         put("\n],\n\"files\" : "); try small(files)
         put(",\n\"generator\" : "); try small(generator)
+        if let shard { put(",\n\"shard\" : "); try small(shard) }
         put(",\n\"tiles\" : [")
         try flush(force: true)
         // The tile lines, segment by segment: text already formatted (copied from

@@ -105,7 +105,7 @@ public final class OutputFolder {
         }
     }
 
-    private static func homeFolders() -> [String] {
+    static func homeFolders() -> [String] {
         var out = [String]()
         if let h = getenv("HOME") { out.append(canonical(String(cString: h))) }
         if let pw = getpwuid(getuid()), let d = pw.pointee.pw_dir { out.append(canonical(String(cString: d))) }
@@ -194,6 +194,34 @@ public final class OutputFolder {
             throw OutputFolderError(path: root, problem: "it is on a read-only file system\(path == root ? "" : " (as \(path) is)"): "
                                     + "nothing was written; mount it read-write or choose another folder")
         }
+    }
+
+    /// Opens the folder for `venuetiles merge` as `openForBuild` does for a
+    /// build, with the merge's path rules: not `/`, not the home folder, and
+    /// neither a shard folder nor inside or around one.
+    public static func openForMerge(_ root: String, shards: [String], allowExisting: Bool, notice: (String) -> Void) throws -> OutputFolder {
+        let out = canonical(root)
+        func refuse(_ why: String) -> OutputFolderError { OutputFolderError(path: root, problem: why) }
+        if out == "/" { throw refuse("refusing the root folder /: give a folder of its own, such as ./output") }
+        if homeFolders().contains(out) { throw refuse("refusing the home folder: give a folder of its own") }
+        for s in shards {
+            let p = canonical(s)
+            if p == out || p.hasPrefix(out + "/") || out.hasPrefix(p + "/") {
+                throw refuse("it is, holds or lies inside the shard folder \(s); merge into a folder of its own")
+            }
+        }
+        let folder = OutputFolder(root: root)
+        switch try ownership(root) {
+        case .foreign(let names) where !allowExisting:
+            throw refuse("it is not empty and was not made by venuetiles (it holds \(names.joined(separator: ", "))…); "
+                         + "choose an empty or new folder, or pass --allow-existing to merge beside those files (they are never deleted)")
+        case .missing, .empty, .foreign, .legacy:
+            try folder.adopt()
+        case .ours:
+            break
+        }
+        try folder.lock()
+        return folder
     }
 
     /// Creates the folder, `.venuetiles/` and the marker (a format and an id).

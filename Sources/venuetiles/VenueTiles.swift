@@ -23,7 +23,7 @@ struct VenueTiles: ParsableCommand {
         SIGTERM (the output folder is as the last complete build left it).
         """,
         version: Generator.version,
-        subcommands: [Build.self, Validate.self, Verify.self, Clean.self, Archive.self, PublishCommand.self]
+        subcommands: [Build.self, Merge.self, Validate.self, Verify.self, Clean.self, Archive.self, PublishCommand.self]
     )
 }
 
@@ -52,7 +52,8 @@ func printError(_ e: Error) {
 func exitStatus(for e: Error) -> ExitCode {
     printError(e)
     switch e {
-    case is ConfigError, is VenueFormatError, is VenueFormatErrors, is StyleError, is OutputFolderError, is OutputStateError, is TileLimitError: return ExitCode(1)
+    case is ConfigError, is VenueFormatError, is VenueFormatErrors, is StyleError, is OutputFolderError, is OutputStateError, is TileLimitError,
+         is MergeError, is ShardSpecError: return ExitCode(1)
     case is LockError: return ExitCode(4)
     case let e as BuildInterrupted: return ExitCode(128 + e.signal)
     default: return ExitCode(3)
@@ -91,6 +92,11 @@ struct Build: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Print only warnings, errors and the summary line.")
     var quiet = false
 
+    @Option(help: ArgumentHelp(
+        "Build only shard i of N (0 ≤ i < N), for `venuetiles merge`; auto/N takes i from SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX or AWS_BATCH_JOB_ARRAY_INDEX.",
+        valueName: "i/N"))
+    var shard: String?
+
     @Flag(help: "Print wall and CPU time per stage (load, prepare, plan, keys, diff, render+encode, write, manifest) and tiles/s.")
     var timings = false
 
@@ -111,7 +117,8 @@ struct Build: ParsableCommand {
         let builder: Builder
         do {
             let config = try PipelineConfig.load(path: common.config)
-            let options = BuildOptions(jobs: jobs, output: common.outputOverride, force: force, dryRun: dryRun, allowExisting: allowExisting)
+            var options = BuildOptions(jobs: jobs, output: common.outputOverride, force: force, dryRun: dryRun, allowExisting: allowExisting)
+            options.shard = try shard.map { try ShardSpec.parse($0, environment: ProcessInfo.processInfo.environment) }
             builder = Builder(config: config, options: options, log: log, progress: bar)
             let stop = StopOnSignals(builder.cancellation)
             summary = try withExtendedLifetime(stop) { try builder.run() }
