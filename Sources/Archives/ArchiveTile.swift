@@ -66,6 +66,7 @@ public struct TileFiles: Sendable {
         return root + "/" + path
     }
 
+    /// TileStore's temporary name (`TileStore.temporaryPath`; this module cannot see Pipeline).
     private func stagedPath(_ path: String) -> String {
         let slash = path.lastIndex(of: "/")
         let dir = slash.map { String(path[..<$0]) + "/" } ?? ""

@@ -9,9 +9,8 @@ struct StorePlacement: ArchiveExport.Placement {
     let store: TileStore
     /// Where the archive's bytes are now: its staged file until the switch, when one was made.
     func path(_ relative: String) -> String {
-        let slash = relative.lastIndex(of: "/")
-        let staged = (slash.map { String(relative[...$0]) } ?? "") + "." + (slash.map { String(relative[relative.index(after: $0)...]) } ?? relative) + ".tmp"
-        return FileManager.default.fileExists(atPath: store.path(staged)) ? store.path(staged) : store.path(relative)
+        let staged = store.path(TileStore.temporaryPath(relative))
+        return FileManager.default.fileExists(atPath: staged) ? staged : store.path(relative)
     }
     func put(_ relative: String, update: Bool, _ make: (String) throws -> Void) throws -> Bool {
         // Staged like tiles: the new archive replaces the old one at the switch.

@@ -137,6 +137,16 @@ public final class TileStore {
 
     public func path(_ relative: String) -> String { root + "/" + relative }
 
+    /// The temporary name beside `name` in its folder: where a write lands
+    /// before its rename, and where a staged file waits until the switch.
+    static func temporaryName(_ name: String) -> String { "." + name + ".tmp" }
+
+    /// The path, relative to the root, of the temporary (staged) twin of `relative`.
+    public static func temporaryPath(_ relative: String) -> String {
+        let (dir, name) = split(relative)
+        return (dir.isEmpty ? "" : String(dir) + "/") + temporaryName(name)
+    }
+
     private static func split(_ relative: String) -> (dir: Substring, name: String) {
         guard let slash = relative.lastIndex(of: "/") else { return ("", relative) }
         return (relative[..<slash], String(relative[relative.index(after: slash)...]))
@@ -150,7 +160,7 @@ public final class TileStore {
         let (dirPath, name) = TileStore.split(relative)
         do {
             var dir = try folder(dirPath)
-            let tmp = "." + name + ".tmp"
+            let tmp = TileStore.temporaryName(name)
             do {
                 try TileStore.fill(dir, tmp, data, path: path(relative))
             } catch let e as StoreError where e.code == ENOENT {
@@ -183,7 +193,7 @@ public final class TileStore {
         switch undo {
         case .staged:
             let (dirPath, name) = TileStore.split(relative)
-            return try rename(try folder(dirPath), "." + name + ".tmp", over: name, relative)
+            return try rename(try folder(dirPath), TileStore.temporaryName(name), over: name, relative)
         case .removeAtSwitch:
             return remove(relative)
         default:
@@ -231,7 +241,7 @@ public final class TileStore {
         let (dirPath, name) = TileStore.split(relative)
         let dir = try openFolder(dirPath, create: true)
         defer { close(dir) }
-        let tmp = "." + name + ".tmp"
+        let tmp = TileStore.temporaryName(name)
         try fill(dir, tmp)
         if let keepOld, keepOld(dir, tmp, name) { unlinkat(dir, tmp, 0); return false }
         let undo = stage && TileStore.exists(dir, name) ? .staged : try rename(dir, tmp, over: name, relative)
@@ -348,7 +358,7 @@ public final class TileStore {
         } else if unlinkat(dir, name, 0) == 0 {
             undo = .created  // freed: nothing to put back
         }
-        unlinkat(dir, "." + name + ".tmp", 0)
+        unlinkat(dir, TileStore.temporaryName(name), 0)
         removeEmptyFolders(dirPath)
         return undo
     }
@@ -393,7 +403,7 @@ public final class TileStore {
     public func removeTemporary(_ relative: String) {
         let (dirPath, name) = TileStore.split(relative)
         guard let dir = try? openFolder(dirPath, create: false) else { return }
-        unlinkat(dir, "." + name + ".tmp", 0)
+        unlinkat(dir, TileStore.temporaryName(name), 0)
         close(dir)
     }
 

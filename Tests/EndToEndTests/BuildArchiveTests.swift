@@ -119,14 +119,7 @@ final class BuildArchiveTests: XCTestCase {
         let mbtiles = out.appendingPathComponent("h/floor_0/png.mbtiles")
         let rowsBefore = try mbtilesRows(mbtiles)
         // Moves one corner of a shop on the ground floor.
-        try CLI.editFeatures(venue.appendingPathComponent("unit.geojson")) { feats in
-            let i = feats.firstIndex { $0["id"] as? String == IncrementalBuildTests.shopID }!
-            var g = feats[i]["geometry"] as! [String: Any]
-            var rings = g["coordinates"] as! [[[Double]]]
-            rings[0][1][0] -= 0.000012; rings[0][1][1] -= 0.000007
-            g["coordinates"] = rings
-            feats[i]["geometry"] = g
-        }
+        try IncrementalBuildTests.moveShopCorner(venue.appendingPathComponent("unit.geojson"))
         let r = try build()
         let b = try manifest(out)
         XCTAssertGreaterThan(r.rendered, 0)

@@ -133,6 +133,18 @@ final class IncrementalBuildTests: XCTestCase {
     /// Nordic Books: scripts/make_sample.py names features uuid5(its namespace, "unit/g/shop0").
     static let shopID = "b66c10fd-eaeb-5633-ad7d-055b33c3cc22"
 
+    /// Moves the second corner of that shop on the ground floor by about 1 m: a few tiles change.
+    static func moveShopCorner(_ unitFile: URL) throws {
+        try CLI.editFeatures(unitFile) { feats in
+            let i = feats.firstIndex { $0["id"] as? String == shopID }!
+            var g = feats[i]["geometry"] as! [String: Any]
+            var rings = g["coordinates"] as! [[[Double]]]
+            rings[0][1][0] -= 0.000012; rings[0][1][1] -= 0.000007
+            g["coordinates"] = rings
+            feats[i]["geometry"] = g
+        }
+    }
+
     func testNameEditChangesOnlyVectorTilesCarryingTheName() throws {
         try build()
         let a = try manifest()

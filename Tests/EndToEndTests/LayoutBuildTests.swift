@@ -153,14 +153,7 @@ final class LayoutBuildTests: XCTestCase {
             try build(v.config)
             let a = try manifest(out)
             let before = CLI.snapshot(out)
-            try CLI.editFeatures(v.venue.appendingPathComponent("unit.geojson")) { feats in
-                let i = feats.firstIndex { $0["id"] as? String == IncrementalBuildTests.shopID }!
-                var g = feats[i]["geometry"] as! [String: Any]
-                var rings = g["coordinates"] as! [[[Double]]]
-                rings[0][1][0] -= 0.000012; rings[0][1][1] -= 0.000007
-                g["coordinates"] = rings
-                feats[i]["geometry"] = g
-            }
+            try IncrementalBuildTests.moveShopCorner(v.venue.appendingPathComponent("unit.geojson"))
             let r = try build(v.config)
             let b = try manifest(out)
             let oldKeys = Dictionary(uniqueKeysWithValues: a.tiles.map { ($0.path, $0.key) })
