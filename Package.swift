@@ -71,7 +71,7 @@ let package = Package(
         ]),
         // Publishing an output folder to another folder or to S3 (SigV4 over async-http-client).
         .target(name: "Publish", dependencies: [
-            "Pipeline",
+            "Pipeline", "Archives",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -77,8 +77,10 @@ public struct TileFiles: Sendable {
     private func staged(_ path: String) -> Data? { FileManager.default.contents(atPath: stagedPath(path)) }
 }
 
+/// Lower-case hex of bytes and digests: the one spelling for the SHA-256 and HMAC values the manifest,
+/// the archives and the publish layer (SigV4) write.
 extension Sequence where Element == UInt8 {
-    var hexString: String {
+    package var hexString: String {
         let digits = Array("0123456789abcdef".utf8)
         var out = [UInt8]()
         for b in self { out.append(digits[Int(b >> 4)]); out.append(digits[Int(b & 15)]) }
@@ -86,8 +88,12 @@ extension Sequence where Element == UInt8 {
     }
 }
 
-extension SHA256.Digest {
-    var hexString: String { Array(self).hexString }
+extension Digest {
+    package var hexString: String { Array(self).hexString }
+}
+
+extension HashedAuthenticationCode {
+    package var hexString: String { Array(self).hexString }
 }
 
 /// What an archive says about its tiles, taken from the tileset's TileJSON

@@ -304,7 +304,7 @@ public enum ArchiveExport {
         }
         var w = w
         w.bytes = d.count
-        w.sha256 = SHA256.hash(data: d).map { String(format: "%02x", $0) }.joined()
+        w.sha256 = SHA256.hash(data: d).hexString
         return w
     }
 }

@@ -1,3 +1,4 @@
+import Archives
 import Crypto
 import Foundation
 import Pipeline

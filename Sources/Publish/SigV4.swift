@@ -1,3 +1,4 @@
+import Archives
 import Crypto
 import Foundation
 
@@ -152,21 +153,4 @@ public struct SigV4Signer: Sendable {
         let sorted = encoded.sorted { a, b in a.name == b.name ? a.value < b.value : a.name < b.name }
         return sorted.map { $0.name + "=" + $0.value }.joined(separator: "&")
     }
-}
-
-extension Sequence where Element == UInt8 {
-    var hexString: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        for b in self { out.append(digits[Int(b >> 4)]); out.append(digits[Int(b & 15)]) }
-        return String(decoding: out, as: UTF8.self)
-    }
-}
-
-extension Digest {
-    var hexString: String { Array(self).hexString }
-}
-
-extension HashedAuthenticationCode {
-    var hexString: String { Array(self).hexString }
 }
