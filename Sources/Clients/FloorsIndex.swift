@@ -23,6 +23,13 @@ public enum FloorsIndex {
     /// `building_outlines_<id>`) for TileJSON's `vector_layers`: its display
     /// name, and for the venue-wide layers how floors are told apart.
     public static func layerDescription(_ layer: String) -> String? {
+        switch layer {
+        case LayerTable.outdoorsID:
+            return "Outdoors: the outdoor levels' outlines and features (floor_layer: their layer on a floor), for the overview shown when no floor is active"
+        case "building_labels":
+            return "Building labels: one point per named building footprint (name, building, building_id; level: the floors the building has)"
+        default: break
+        }
         // The longest matching prefix: `floor_rooms` must not take `floor_rooms_…` of another template.
         let candidates = LayerTable.drawingOrder.filter { t in
             let g = LayerTable.genericID(t)

@@ -62,13 +62,13 @@ extension Builder {
         return client
     }
 
-    /// The `name` of every feature the MapLibre style labels (unit label points
-    /// and building outlines) in the venue-wide vector pyramid.
+    /// The `name` of every feature the MapLibre style labels (unit and building
+    /// label points; building outlines' names too) in the venue-wide vector pyramid.
     func labelTexts(_ pyramids: [Pyramid], venue: Int) -> [String] {
         var out = Set<String>()
         for p in pyramids where p.venue == venue && p.floor == nil {
             guard case .vector(let items, _) = p.content else { continue }
-            for item in items where item.venueLayer == "floor_labels" || item.venueLayer == "building_outlines" {
+            for item in items where ["floor_labels", "building_labels", "building_outlines"].contains(item.venueLayer) {
                 for (k, value) in item.properties where k == "name" {
                     if case .string(let s) = value { out.insert(s) }
                 }

@@ -67,5 +67,7 @@ final class LayerDescriptionTests: XCTestCase {
         XCTAssertEqual(FloorsIndex.layerDescription("venue"), "Venue")
         XCTAssertEqual(FloorsIndex.layerDescription("floor_labels"), "Labels: one point per named unit (name, name:<lang>)")
         XCTAssertNil(FloorsIndex.layerDescription("something_else"))
+        XCTAssertTrue(FloorsIndex.layerDescription("outdoors")?.hasPrefix("Outdoors") == true)
+        XCTAssertTrue(FloorsIndex.layerDescription("building_labels")?.hasPrefix("Building labels: one point") == true)
     }
 }
