@@ -134,8 +134,9 @@ public enum MapLibreStyle {
             if let c = ls.outlineColor { paint["circle-stroke-color"] = css(c); paint["circle-stroke-width"] = 1 }
             return ls.fillColor == nil && ls.outlineColor == nil ? [] : [layer(g, "circle", geometry: pointFilter, paint: paint)]
         case "floor_labels_[FLOOR]", "building_labels_[BUILDING]":
-            let sourceLayer = template == "floor_labels_[FLOOR]" ? g : "building_outlines"
-            return [label(ls, id: g, sourceLayer: sourceLayer, geometry: template == "floor_labels_[FLOOR]" ? pointFilter : polygonFilter, layer: layer)]
+            return [label(ls, id: g, sourceLayer: g, geometry: pointFilter, layer: layer)]
+        case "floor_selected_unit_[FLOOR]":
+            return selectedUnit(ls, g: g, layer: layer)
         case "floor_icons_[FLOOR]":
             guard let name = ls.iconName else { return [] }
             return [layer(g, "symbol", sourceLayer: "floor_amenities", geometry: pointFilter,
@@ -160,6 +161,33 @@ public enum MapLibreStyle {
         }
         if let c = ls.lineColor {
             out.append(layer("\(g)-line", "line", g, lineFilter, ["line-cap": "butt"], ["line-color": css(c), "line-width": lineWidth()], nil))
+        }
+        return out
+    }
+
+    /// The feature state the preview page (and any client) sets on the clicked unit.
+    public static let selectedState = "selected"
+    static let isSelected: [Any] = ["boolean", ["feature-state", selectedState], false]
+
+    /// `floor_selected_unit_[FLOOR]`: over each unit layer, a fill (and fill
+    /// pattern, outline) in the entry's paint that shows only on the feature
+    /// whose state is `selected` (`map.setFeatureState({source: "venue",
+    /// sourceLayer, id}, {selected: true})`); the tiles' feature ids are the
+    /// state's ids, unique per layer. Ids `floor_selected_unit-<unit layer>`.
+    static func selectedUnit(_ ls: LayerStyle, g: String,
+                             layer: (String, String, String, [Any], [String: Any], [String: Any], Int?) -> [String: Any]) -> [[String: Any]] {
+        let shown: [Any] = ["case", isSelected, 1, 0]
+        var out = [[String: Any]]()
+        for unit in LayerTable.unitTemplates.map(LayerTable.genericID) {
+            if let c = ls.fillColor {
+                out.append(layer("\(g)-\(unit)", "fill", unit, polygonFilter, [:], ["fill-color": css(c), "fill-opacity": shown], nil))
+            }
+            if let p = ls.fillPattern {
+                out.append(layer("\(g)-\(unit)-pattern", "fill", unit, polygonFilter, [:], ["fill-pattern": p, "fill-opacity": shown], nil))
+            }
+            if let c = ls.outlineColor {
+                out.append(layer("\(g)-\(unit)-outline", "line", unit, polygonFilter, [:], ["line-color": css(c), "line-width": 2, "line-opacity": shown], nil))
+            }
         }
         return out
     }
