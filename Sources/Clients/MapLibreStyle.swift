@@ -24,6 +24,15 @@ public enum MapLibreStyle {
         ["in", ";\(level);", ["concat", ";", ["to-string", ["get", "level"]], ";"]]
     }
 
+    /// The features of one floor: its `level`, and for a building floor only
+    /// that building's features (and those of no building). A client changing
+    /// floors sets this as the third part of every layer's filter (floors.json
+    /// gives it per floor as `filter`).
+    public static func floorFilter(_ f: ClientVenue.Floor) -> [Any] {
+        guard let b = f.building else { return levelFilter(f.level) }
+        return ["all", levelFilter(f.level), ["any", ["!", ["has", "building_id"]], ["==", ["get", "building_id"], b.sourceID]]]
+    }
+
     /// The font stacks the labels of `style` name (one font each).
     public static func fontstacks(_ style: Style) -> [String] {
         var out = Set<String>()
@@ -43,9 +52,10 @@ public enum MapLibreStyle {
             // there: that floor gets its own layers and the wildcard's leave it out.
             let overridden = template.contains("[FLOOR]")
                 ? v.floors.filter { style.layers[LayerTable.layerID(template, floor: $0.id)] != nil } : []
-            layers += self.layers(template, style.resolve(template), level: shown.level, except: overridden.map(\.level))
+            let filter = floorFilter(shown)
+            layers += self.layers(template, style.resolve(template), floor: filter, except: overridden.map(floorFilter))
             for f in overridden {
-                layers += self.layers(template, style.resolve(template, floor: f.id), level: shown.level, only: (f.id, f.level))
+                layers += self.layers(template, style.resolve(template, floor: f.id), floor: filter, only: (f.id, floorFilter(f)))
             }
         }
         var source: [String: Any] = ts.source(v, floor: "all", from: from).merging([
@@ -105,19 +115,19 @@ public enum MapLibreStyle {
 
     /// The MapLibre layers of one style-spec layer id.
     /// `only`: the layers of one floor's own style entry (ids `<layer>@<floor id>`);
-    /// `except`: levels whose floors have their own entry. Filters are
+    /// `except`: the filters of floors that have their own entry. Filters are
     /// `["all", geometry, shown floor, only/except…]`: a client changing floors replaces the third.
-    static func layers(_ template: String, _ ls: LayerStyle?, level: String,
-                       only: (floor: String, level: String)? = nil, except: [String] = []) -> [[String: Any]] {
+    static func layers(_ template: String, _ ls: LayerStyle?, floor: [Any],
+                       only: (floor: String, filter: [Any])? = nil, except: [[Any]] = []) -> [[String: Any]] {
         let ls = ls ?? LayerStyle()
         let g = LayerTable.genericID(template)
         let visibility = ls.hidden ? "none" : "visible"
-        let restrict: [Any] = (only.map { [levelFilter($0.level)] } ?? []) + except.map { ["!", levelFilter($0)] }
+        let restrict: [Any] = (only.map { [$0.filter] } ?? []) + except.map { ["!", $0] }
         let suffix = only.map { "@\($0.floor)" } ?? ""
         func layer(_ id: String, _ type: String, sourceLayer: String = g, geometry: [Any], layout: [String: Any] = [:],
                    paint: [String: Any], minzoom: Int? = nil) -> [String: Any] {
             var l: [String: Any] = ["id": id + suffix, "type": type, "source": sourceName, "source-layer": sourceLayer,
-                                    "filter": ["all", geometry, levelFilter(level)] + restrict,
+                                    "filter": ["all", geometry, floor] + restrict,
                                     "layout": layout.merging(["visibility": visibility]) { a, _ in a },
                                     "paint": paint, "metadata": ["venuetiles:layer-id": template]]
             if let minzoom { l["minzoom"] = minzoom }

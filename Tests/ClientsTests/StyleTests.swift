@@ -126,6 +126,17 @@ final class StyleTests: XCTestCase {
         XCTAssertTrue("\(b["filter"]!)".contains("Point"))
     }
 
+    /// A building floor's filter keeps to its building's features.
+    func testABuildingFloorsFilter() throws {
+        var v = Self.venue()
+        v.floors = [.init(id: "floor_b2_0", ordinal: 0, shortName: "G", name: nil, building: .init(id: "building_2", sourceID: "b-2", name: "Pavilion"))]
+        let layers = try XCTUnwrap(MapLibreStyle.vector(v, style: .builtIn))["layers"] as! [[String: Any]]
+        let rooms = try XCTUnwrap(layers.first { $0["id"] as? String == "floor_rooms" })
+        let data = try JSONSerialization.data(withJSONObject: (rooms["filter"] as! [Any])[2])
+        XCTAssertEqual(String(decoding: data, as: UTF8.self),
+                       #"["all",["in",";0;",["concat",";",["to-string",["get","level"]],";"]],["any",["!",["has","building_id"]],["==",["get","building_id"],"b-2"]]]"#)
+    }
+
     func testFloorFilterIsOnTheTextLevel() throws {
         let layers = try vectorStyle()["layers"] as! [[String: Any]]
         let rooms = layers.first { $0["id"] as? String == "floor_rooms" }!

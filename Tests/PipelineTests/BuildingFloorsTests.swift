@@ -111,6 +111,20 @@ final class BuildingFloorsTests: XCTestCase {
         // The venue-wide pyramid holds one stack: each feature once.
         let all = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("h/all/mvt/tilejson.json"))) as! [String: Any]
         XCTAssertFalse((all["vector_layers"] as? [[String: Any]] ?? []).isEmpty)
+        // floors.json: the building floors after the ordinal ones, with their buildings; a raster style each.
+        let index = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("h/floors.json"))) as! [String: Any]
+        let listed = try XCTUnwrap(index["floors"] as? [[String: Any]])
+        XCTAssertEqual(listed.map { $0["id"] as! String }, ["floor_1", "floor_0", "floor_m1", "floor_b1_1", "floor_b1_0", "floor_b1_m1", "floor_b2_0"])
+        XCTAssertEqual(index["default_floor"] as? String, "floor_0")
+        let pavilion = try XCTUnwrap(listed.last)
+        XCTAssertEqual(pavilion["building"] as? String, "building_2")
+        XCTAssertEqual(pavilion["building_id"] as? String, eastPavilion)
+        XCTAssertEqual(pavilion["building_name"] as? String, "East Pavilion")
+        XCTAssertEqual(pavilion["ordinal"] as? Int, 0)
+        XCTAssertTrue("\(pavilion["filter"] ?? "")".contains(eastPavilion))
+        XCTAssertEqual((index["buildings"] as? [[String: Any]])?.map { $0["floors"] as! [String] },
+                       [["floor_b1_1", "floor_b1_0", "floor_b1_m1"], ["floor_b2_0"]])
+        XCTAssertTrue(fm.fileExists(atPath: out.appendingPathComponent("h/floor_b2_0/style.json").path))
         // Archives take every pyramid, the new ones included.
         let written = try ArchiveExport.run(output: out.path, request: .init(format: .pmtiles, destination: work.appendingPathComponent("arch").path))
         let archived = Set(written.map(\.path))
