@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Opens a built venue's preview page in headless Chromium and measures it.
 
-    scripts/browser_test.py OUTPUT_DIR VENUE RESULT.json [--screenshots DIR]
+    scripts/browser_test.py OUTPUT_DIR VENUE RESULT.json [--screenshots DIR] [--select [FLOOR]]
 
 Serves OUTPUT_DIR on 127.0.0.1 (a plain static server, as a user would), opens
 VENUE/index.html with Selenium and the system chromium + chromedriver, waits for
@@ -15,6 +15,10 @@ MapLibre's `idle` after every change, takes screenshots and writes RESULT.json:
   floor_change  share of pixels that differ between two floors
   layer_toggle  room-fill pixels before and after unticking the Rooms checkbox
   clicked       the properties the page shows after clicking a room
+  selection     with --select: on FLOOR or the last building's first floor (a building floor when
+                the build has them), picked by its button: selected-unit pixels before any click,
+                after clicking a room and after clicking another unit (the first cleared), and
+                the raster view of that floor
 
 Exit status 0 when it could measure (the XCTest judges the numbers), 77 when
 chromium, chromedriver or selenium are missing, 1 on any other failure.
@@ -41,6 +45,11 @@ except ImportError as e:  # reported by the caller as a skip reason
 
 BACKGROUND = (0xE4, 0xE8, 0xEE)   # #map background in preview.html
 ROOM_FILL = (0xF6, 0xEB, 0xDA)    # floor_rooms_[FLOOR] fill of the default style
+# Unit fills of the default style a click may land on: rooms, their category fills, walkways.
+UNIT_FILLS = [ROOM_FILL, (0xF9, 0xD2, 0xC0), (0xFB, 0xE1, 0xB5), (0xDD, 0xE9, 0xD3), (0xD6, 0xEC, 0xE8), (0xF4, 0xDA, 0xE6),
+              (0xEC, 0xE6, 0xDA)]
+WALKWAY_FILL = (0xFF, 0xFF, 0xFF)    # floor_walkways_[FLOOR]: a unit too (the second click may land there)
+SELECTED_FILL = (0x8D, 0xB8, 0xEA)   # floor_selected_unit_[FLOOR] fill of the default style
 
 
 class Server(http.server.ThreadingHTTPServer):
@@ -168,6 +177,80 @@ def click_and_toggle(d, shot_path, result):
                               "checked_after": box.is_selected()}
 
 
+def inner_points(m, margin=4):
+    """Pixels of mask m whose whole (2*margin+1)² neighbourhood is in m: a click there hits that fill."""
+    inner = m.copy()
+    for dy in range(-margin, margin + 1):
+        for dx in range(-margin, margin + 1):
+            inner &= numpy.roll(numpy.roll(m, dy, axis=0), dx, axis=1)
+    # roll wraps around: nothing within the margin of the edges is inner.
+    inner[:margin, :] = inner[-margin:, :] = False
+    inner[:, :margin] = inner[:, -margin:] = False
+    ys, xs = numpy.nonzero(inner)
+    return list(zip(xs.tolist(), ys.tolist()))
+
+
+def click_at(d, x, y):
+    el = d.find_element(By.ID, "map")
+    r = el.rect
+    d.execute_script("window.venuetiles.idle = false")
+    webdriver.ActionChains(d).move_to_element_with_offset(el, x - r["width"] / 2, y - r["height"] / 2).click().perform()
+    time.sleep(0.3)
+    d.execute_script("window.venuetiles.map.triggerRepaint()")
+    wait_idle(d)
+
+
+def select_units(d, shot_path, result, shots, floor=None):
+    """Picks a floor by its button (default: the last building's first floor), clicks a room, then another unit."""
+    groups = d.find_elements(By.CSS_SELECTOR, "#floors div[data-building]")
+    if floor:
+        target = d.find_element(By.CSS_SELECTOR, f'#floors button[data-floor="{floor}"]')
+    else:
+        target = (groups[-1] if groups else d.find_element(By.ID, "floors")).find_elements(By.TAG_NAME, "button")[0]
+    floor = target.get_attribute("data-floor")
+    d.execute_script("window.venuetiles.idle = false")
+    target.click()
+    act(d, "window.venuetiles.setMode('vector');" + "".join(f"window.venuetiles.setLayerVisible('{l}', false);" for l in LABELS))
+    before = shot(d)
+    units = numpy.zeros(before.size[::-1], dtype=bool)
+    for c in UNIT_FILLS:
+        units |= mask(before, c, tolerance=2, equal=True)
+    points = inner_points(units)
+    walkways = mask(before, WALKWAY_FILL, tolerance=2, equal=True)
+    sel = {"floor": floor, "shown": d.execute_script("return window.venuetiles.state.floor"),
+           "before": count(mask(before, SELECTED_FILL, tolerance=3, equal=True)), "unit_points": len(points)}
+    if points:
+        a = points[len(points) // 2]
+        click_at(d, *a)
+        first = shot(d, shot_path("selected"))
+        if shots:
+            # The whole page with labels, as docs/preview-selected.png shows it.
+            act(d, "".join(f"window.venuetiles.setLayerVisible('{l}', true);" for l in LABELS))
+            d.save_screenshot(shot_path("preview-selected"))
+            result["screenshots"].append(shot_path("preview-selected"))
+            act(d, "".join(f"window.venuetiles.setLayerVisible('{l}', false);" for l in LABELS))
+        first_mask = mask(first, SELECTED_FILL, tolerance=3, equal=True)
+        sel.update({"first_click": list(a), "first_state": d.execute_script("return window.venuetiles.selection"),
+                    "first_pixels": count(first_mask), "first_at_click": bool(first_mask[a[1], a[0]]),
+                    "first_properties": d.execute_script("return window.venuetiles.selected || null")})
+        # The second click: on another unit (not under the first selection), the farthest from the first.
+        others = [p for p in inner_points(units | walkways) if not first_mask[p[1], p[0]]] or points
+        b = max(others, key=lambda p: (p[0] - a[0]) ** 2 + (p[1] - a[1]) ** 2)
+        click_at(d, *b)
+        second = mask(shot(d, shot_path("selected-second")), SELECTED_FILL, tolerance=3, equal=True)
+        sel.update({"second_click": list(b), "second_state": d.execute_script("return window.venuetiles.selection"),
+                    "second_pixels": count(second), "second_at_click": bool(second[b[1], b[0]]),
+                    "first_cleared": not bool(second[a[1], a[0]])})
+        # Raster view of the same floor: its own pyramid is drawn.
+        act(d, "window.venuetiles.setMode('raster')")
+        sel["raster_pixels"] = count(mask(shot(d)))
+        sel["raster_layer_visible"] = d.execute_script(
+            f"return window.venuetiles.map.getLayoutProperty('raster-{floor}', 'visibility') === 'visible'")
+    act(d, "window.venuetiles.setMode('vector'); window.venuetiles.select(null);"
+           + "".join(f"window.venuetiles.setLayerVisible('{l}', true);" for l in LABELS))
+    result["selection"] = sel
+
+
 def console_errors(d, root):
     """Severe console entries, except a 404 for a tile file the build did not write (a blank tile)."""
     out = []
@@ -185,7 +268,7 @@ def console_errors(d, root):
     return out
 
 
-def run(d, url, root, venue, shots):
+def run(d, url, root, venue, shots, selecting=False):
     def shot_path(name):
         return os.path.join(shots, f"{venue}-{name}.png") if shots else None
 
@@ -213,6 +296,9 @@ def run(d, url, root, venue, shots):
         if len(floors) > 1:
             a, b = vector_masks[default], vector_masks[next(f for f in floors if f != default)]
             result["floor_change"] = float((a ^ b).sum()) / max(1, int((a | b).sum()))
+        if selecting:
+            select_units(d, shot_path, result, shots, selecting if isinstance(selecting, str) else None)
+            act(d, f"window.venuetiles.setFloor('{default}')")
         click_and_toggle(d, shot_path, result)
     result["page_errors"] = d.execute_script("return window.venuetiles.state.errors")
     result["errors"] = console_errors(d, root)
@@ -222,12 +308,17 @@ def run(d, url, root, venue, shots):
 def main():
     root, venue, result_path = sys.argv[1], sys.argv[2], sys.argv[3]
     shots = sys.argv[sys.argv.index("--screenshots") + 1] if "--screenshots" in sys.argv else None
+    # --select [FLOOR]: the selection check, on FLOOR or the last building's first floor.
+    selecting = False
+    if "--select" in sys.argv:
+        i = sys.argv.index("--select")
+        selecting = sys.argv[i + 1] if i + 1 < len(sys.argv) and not sys.argv[i + 1].startswith("--") else True
     if shots:
         os.makedirs(shots, exist_ok=True)
     server, missing = serve(root)
     d = driver()
     try:
-        result = run(d, f"http://127.0.0.1:{server.server_port}/{venue}/index.html", root, venue, shots)
+        result = run(d, f"http://127.0.0.1:{server.server_port}/{venue}/index.html", root, venue, shots, selecting)
         result["missing_requests"] = len(missing)
     finally:
         d.quit()

@@ -3,13 +3,25 @@ import Foundation
 /// What the client files of one venue are made from: plain values the build
 /// already has, so that this module needs nothing of the pipeline.
 public struct ClientVenue: Sendable {
+    /// The building a building floor (`floor_b1_0`) belongs to.
+    public struct Building: Sendable, Equatable {
+        /// The spec's id (`building_1`).
+        public var id: String
+        /// The source's id (an IMDF UUID): the `building_id` of vector features.
+        public var sourceID: String
+        public var name: String?
+        public init(id: String, sourceID: String, name: String?) { self.id = id; self.sourceID = sourceID; self.name = name }
+    }
+
     public struct Floor: Sendable, Equatable {
         public var id: String
         public var ordinal: Int
         public var shortName: String?
         public var name: String?
-        public init(id: String, ordinal: Int, shortName: String?, name: String?) {
-            self.id = id; self.ordinal = ordinal; self.shortName = shortName; self.name = name
+        /// Set for a building floor; nil for an ordinal floor.
+        public var building: Building?
+        public init(id: String, ordinal: Int, shortName: String?, name: String?, building: Building? = nil) {
+            self.id = id; self.ordinal = ordinal; self.shortName = shortName; self.name = name; self.building = building
         }
         /// The floor's `level` value in the vector tiles.
         public var level: String { String(ordinal) }
@@ -68,12 +80,32 @@ public struct ClientVenue: Sendable {
         self.baseURL = baseURL; self.labelTexts = labelTexts
     }
 
-    /// Floors from the top down, the order of an elevator panel and of floor switchers.
-    public var floorsInDisplayOrder: [Floor] { floors.sorted { $0.ordinal > $1.ordinal } }
+    /// Floors from the top down, the order of an elevator panel and of floor
+    /// switchers: the ordinal floors, then each building's floors (buildings in
+    /// the order `floors` first names them).
+    public var floorsInDisplayOrder: [Floor] {
+        var groups = [[Floor]](), index = [String: Int]()
+        for f in floors {
+            let key = f.building?.id ?? ""
+            if index[key] == nil { index[key] = groups.count; groups.append([]) }
+            groups[index[key]!].append(f)
+        }
+        if let o = index[""], o > 0 { groups.insert(groups.remove(at: o), at: 0) }
+        return groups.flatMap { g in g.enumerated().sorted { ($0.element.ordinal, $1.offset) > ($1.element.ordinal, $0.offset) }.map(\.element) }
+    }
 
-    /// The ground floor (ordinal 0), else the lowest floor above it, else the highest below.
+    /// The buildings of the building floors, in display order.
+    public var buildings: [Building] {
+        var seen = Set<String>()
+        return floorsInDisplayOrder.compactMap(\.building).filter { seen.insert($0.id).inserted }
+    }
+
+    /// The ground floor (ordinal 0), else the lowest floor above it, else the
+    /// highest below; an ordinal floor when there are any.
     public var defaultFloor: Floor? {
-        floors.filter { $0.ordinal >= 0 }.min { $0.ordinal < $1.ordinal } ?? floors.max { $0.ordinal < $1.ordinal }
+        let ordinal = floors.filter { $0.building == nil }
+        let pool = ordinal.isEmpty ? floors : ordinal
+        return pool.filter { $0.ordinal >= 0 }.min { $0.ordinal < $1.ordinal } ?? pool.max { $0.ordinal < $1.ordinal }
     }
 
     /// The raster tileset a raster style uses: 256 px tiles when built, else the first PNG tileset.

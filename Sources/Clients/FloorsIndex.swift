@@ -23,6 +23,13 @@ public enum FloorsIndex {
     /// `building_outlines_<id>`) for TileJSON's `vector_layers`: its display
     /// name, and for the venue-wide layers how floors are told apart.
     public static func layerDescription(_ layer: String) -> String? {
+        switch layer {
+        case LayerTable.outdoorsID:
+            return "Outdoors: the outdoor levels' outlines and features (floor_layer: their layer on a floor), for the overview shown when no floor is active"
+        case "building_labels":
+            return "Building labels: one point per named building footprint (name, building, building_id; level: the floors the building has)"
+        default: break
+        }
         // The longest matching prefix: `floor_rooms` must not take `floor_rooms_…` of another template.
         let candidates = LayerTable.drawingOrder.filter { t in
             let g = LayerTable.genericID(t)
@@ -81,6 +88,20 @@ public enum FloorsIndex {
                                     "short_name": f.shortName ?? f.level, "name": f.name ?? f.shortName ?? f.id,
                                     "tilesets": v.tilesets.map { tileset($0, f.id) }]
             if v.rasterTileset != nil { e["style"] = v.url("\(f.id)/style.json") }
+            if let b = f.building {
+                // An ordinal floor's filter is its `level` (as before); a building floor's keeps to its building.
+                if v.vectorTileset != nil { e["filter"] = MapLibreStyle.floorFilter(f) }
+                e["building"] = b.id
+                e["building_id"] = b.sourceID
+                if let n = b.name { e["building_name"] = n }
+            }
+            return e
+        }
+        // Building floors (`"floors": "building"`): a switcher picks a building, then one of its floors.
+        let buildings: [[String: Any]] = v.buildings.map { b in
+            var e: [String: Any] = ["id": b.id, "building_id": b.sourceID,
+                                    "floors": v.floorsInDisplayOrder.filter { $0.building?.id == b.id }.map(\.id)]
+            if let n = b.name { e["name"] = n }
             return e
         }
         var doc: [String: Any] = [
@@ -90,6 +111,7 @@ public enum FloorsIndex {
             "level_property": "level",
         ]
         if let d = v.defaultFloor { doc["default_floor"] = d.id }
+        if !buildings.isEmpty { doc["buildings"] = buildings }
         if let ts = v.vectorTileset {
             doc["all_floors"] = ["tilesets": [tileset(ts, "all")], "style": v.url("style.json")]
             doc["sprite"] = v.url("sprite")

@@ -24,6 +24,15 @@ public enum MapLibreStyle {
         ["in", ";\(level);", ["concat", ";", ["to-string", ["get", "level"]], ";"]]
     }
 
+    /// The features of one floor: its `level`, and for a building floor only
+    /// that building's features (and those of no building). A client changing
+    /// floors sets this as the third part of every layer's filter (floors.json
+    /// gives it per floor as `filter`).
+    public static func floorFilter(_ f: ClientVenue.Floor) -> [Any] {
+        guard let b = f.building else { return levelFilter(f.level) }
+        return ["all", levelFilter(f.level), ["any", ["!", ["has", "building_id"]], ["==", ["get", "building_id"], b.sourceID]]]
+    }
+
     /// The font stacks the labels of `style` name (one font each).
     public static func fontstacks(_ style: Style) -> [String] {
         var out = Set<String>()
@@ -43,9 +52,10 @@ public enum MapLibreStyle {
             // there: that floor gets its own layers and the wildcard's leave it out.
             let overridden = template.contains("[FLOOR]")
                 ? v.floors.filter { style.layers[LayerTable.layerID(template, floor: $0.id)] != nil } : []
-            layers += self.layers(template, style.resolve(template), level: shown.level, except: overridden.map(\.level))
+            let filter = floorFilter(shown)
+            layers += self.layers(template, style.resolve(template), floor: filter, except: overridden.map(floorFilter))
             for f in overridden {
-                layers += self.layers(template, style.resolve(template, floor: f.id), level: shown.level, only: (f.id, f.level))
+                layers += self.layers(template, style.resolve(template, floor: f.id), floor: filter, only: (f.id, floorFilter(f)))
             }
         }
         var source: [String: Any] = ts.source(v, floor: "all", from: from).merging([
@@ -105,19 +115,19 @@ public enum MapLibreStyle {
 
     /// The MapLibre layers of one style-spec layer id.
     /// `only`: the layers of one floor's own style entry (ids `<layer>@<floor id>`);
-    /// `except`: levels whose floors have their own entry. Filters are
+    /// `except`: the filters of floors that have their own entry. Filters are
     /// `["all", geometry, shown floor, only/except…]`: a client changing floors replaces the third.
-    static func layers(_ template: String, _ ls: LayerStyle?, level: String,
-                       only: (floor: String, level: String)? = nil, except: [String] = []) -> [[String: Any]] {
+    static func layers(_ template: String, _ ls: LayerStyle?, floor: [Any],
+                       only: (floor: String, filter: [Any])? = nil, except: [[Any]] = []) -> [[String: Any]] {
         let ls = ls ?? LayerStyle()
         let g = LayerTable.genericID(template)
         let visibility = ls.hidden ? "none" : "visible"
-        let restrict: [Any] = (only.map { [levelFilter($0.level)] } ?? []) + except.map { ["!", levelFilter($0)] }
+        let restrict: [Any] = (only.map { [$0.filter] } ?? []) + except.map { ["!", $0] }
         let suffix = only.map { "@\($0.floor)" } ?? ""
         func layer(_ id: String, _ type: String, sourceLayer: String = g, geometry: [Any], layout: [String: Any] = [:],
                    paint: [String: Any], minzoom: Int? = nil) -> [String: Any] {
             var l: [String: Any] = ["id": id + suffix, "type": type, "source": sourceName, "source-layer": sourceLayer,
-                                    "filter": ["all", geometry, levelFilter(level)] + restrict,
+                                    "filter": ["all", geometry, floor] + restrict,
                                     "layout": layout.merging(["visibility": visibility]) { a, _ in a },
                                     "paint": paint, "metadata": ["venuetiles:layer-id": template]]
             if let minzoom { l["minzoom"] = minzoom }
@@ -134,8 +144,9 @@ public enum MapLibreStyle {
             if let c = ls.outlineColor { paint["circle-stroke-color"] = css(c); paint["circle-stroke-width"] = 1 }
             return ls.fillColor == nil && ls.outlineColor == nil ? [] : [layer(g, "circle", geometry: pointFilter, paint: paint)]
         case "floor_labels_[FLOOR]", "building_labels_[BUILDING]":
-            let sourceLayer = template == "floor_labels_[FLOOR]" ? g : "building_outlines"
-            return [label(ls, id: g, sourceLayer: sourceLayer, geometry: template == "floor_labels_[FLOOR]" ? pointFilter : polygonFilter, layer: layer)]
+            return [label(ls, id: g, sourceLayer: g, geometry: pointFilter, layer: layer)]
+        case "floor_selected_unit_[FLOOR]":
+            return selectedUnit(ls, g: g, layer: layer)
         case "floor_icons_[FLOOR]":
             guard let name = ls.iconName else { return [] }
             return [layer(g, "symbol", sourceLayer: "floor_amenities", geometry: pointFilter,
@@ -160,6 +171,33 @@ public enum MapLibreStyle {
         }
         if let c = ls.lineColor {
             out.append(layer("\(g)-line", "line", g, lineFilter, ["line-cap": "butt"], ["line-color": css(c), "line-width": lineWidth()], nil))
+        }
+        return out
+    }
+
+    /// The feature state the preview page (and any client) sets on the clicked unit.
+    public static let selectedState = "selected"
+    static let isSelected: [Any] = ["boolean", ["feature-state", selectedState], false]
+
+    /// `floor_selected_unit_[FLOOR]`: over each unit layer, a fill (and fill
+    /// pattern, outline) in the entry's paint that shows only on the feature
+    /// whose state is `selected` (`map.setFeatureState({source: "venue",
+    /// sourceLayer, id}, {selected: true})`); the tiles' feature ids are the
+    /// state's ids, unique per layer. Ids `floor_selected_unit-<unit layer>`.
+    static func selectedUnit(_ ls: LayerStyle, g: String,
+                             layer: (String, String, String, [Any], [String: Any], [String: Any], Int?) -> [String: Any]) -> [[String: Any]] {
+        let shown: [Any] = ["case", isSelected, 1, 0]
+        var out = [[String: Any]]()
+        for unit in LayerTable.unitTemplates.map(LayerTable.genericID) {
+            if let c = ls.fillColor {
+                out.append(layer("\(g)-\(unit)", "fill", unit, polygonFilter, [:], ["fill-color": css(c), "fill-opacity": shown], nil))
+            }
+            if let p = ls.fillPattern {
+                out.append(layer("\(g)-\(unit)-pattern", "fill", unit, polygonFilter, [:], ["fill-pattern": p, "fill-opacity": shown], nil))
+            }
+            if let c = ls.outlineColor {
+                out.append(layer("\(g)-\(unit)-outline", "line", unit, polygonFilter, [:], ["line-color": css(c), "line-width": 2, "line-opacity": shown], nil))
+            }
         }
         return out
     }

@@ -335,7 +335,10 @@ public final class Builder {
             return out
         }
         let rasterKeys = perFloor(wantsRaster ? sheetCounts : []) { venues[$0].sheet($1).items.map(InputKeys.raster) }
-        let vectorKeys = perFloor(vectors.map(\.floors.count)) { vectors[$0].floors[$1].map(InputKeys.vector) }
+        // One list more per venue: the venue-wide pyramid's own items (`PreparedVectorVenue.overview`).
+        let vectorKeys = perFloor(vectors.map { $0.floors.count + 1 }) { vi, fi in
+            (fi < vectors[vi].floors.count ? vectors[vi].floors[fi] : vectors[vi].overview).map(InputKeys.vector)
+        }
         let allKeys = vectors.indices.map { vi in vectors[vi].allSource.map { vectorKeys[vi][$0.floor][$0.index] } }
         let digested = Workers.map(pyramids.count, workers: options.jobs, placeholder: (Digest16(high: 0, low: 0), [InputKeys.ItemHash]())) { _, pi in
             let p = pyramids[pi]

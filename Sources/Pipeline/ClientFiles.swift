@@ -31,9 +31,15 @@ extension Builder {
     func clientVenue(_ v: PreparedVenue, labels: [String]) -> ClientVenue {
         let lang = v.venue.language
         let b = v.bounds, c = v.venue.displayPoint ?? b.center
-        let floors = v.primaryFloors.map { f in
+        let specIDs = v.buildingSpecIDs
+        var buildingNames = [String: String]()
+        for b in v.venue.buildings { if let n = b.name.text(preferring: lang) { buildingNames[b.id] = n } }
+        // Every floor of both kinds: a building floor carries its building (the venue-wide
+        // vector pyramid shows it filtered by `building_id`, its raster pyramid is its own).
+        let floors = v.floors.map { f in
             ClientVenue.Floor(id: f.id, ordinal: f.floor.ordinal, shortName: f.floor.shortName(language: lang),
-                              name: f.floor.levels.lazy.compactMap { $0.name.text(preferring: lang) }.first)
+                              name: f.floor.levels.lazy.compactMap { $0.name.text(preferring: lang) }.first,
+                              building: f.floor.buildingID.map { ClientVenue.Building(id: specIDs[$0] ?? $0, sourceID: $0, name: buildingNames[$0]) })
         }
         var seen = Set<String>()
         let tilesets = config.tilesets.compactMap { ts -> ClientVenue.Tileset? in
@@ -62,13 +68,13 @@ extension Builder {
         return client
     }
 
-    /// The `name` of every feature the MapLibre style labels (unit label points
-    /// and building outlines) in the venue-wide vector pyramid.
+    /// The `name` of every feature the MapLibre style labels (unit and building
+    /// label points; building outlines' names too) in the venue-wide vector pyramid.
     func labelTexts(_ pyramids: [Pyramid], venue: Int) -> [String] {
         var out = Set<String>()
         for p in pyramids where p.venue == venue && p.floor == nil {
             guard case .vector(let items, _) = p.content else { continue }
-            for item in items where item.venueLayer == "floor_labels" || item.venueLayer == "building_outlines" {
+            for item in items where ["floor_labels", "building_labels", "building_outlines"].contains(item.venueLayer) {
                 for (k, value) in item.properties where k == "name" {
                     if case .string(let s) = value { out.insert(s) }
                 }

@@ -31,7 +31,11 @@ public struct PreparedVectorVenue: Sendable {
     public var all: [VectorItem]
     /// The layer names, keys and values of every item, interned once.
     public var table: MVTPropertyTable
-    /// Where each item of `all` is in `floors` (it is the same item): hashed once.
+    /// Items of the venue-wide pyramid alone (`outdoors`, `building_labels`,
+    /// outlines of buildings without a footprint), in drawing order.
+    public var overview: [VectorItem] = []
+    /// Where each item of `all` is in `floors` (it is the same item): hashed
+    /// once; `floor == floors.count` is an index into `overview`.
     public var allSource: [(floor: Int, index: Int)] = []
 }
 
@@ -40,15 +44,6 @@ public enum PrepareVector {
     /// named unit, most of this stage's time).
     public static func run(_ v: PreparedVenue, workers: Int = 1) -> PreparedVectorVenue {
         let venue = v.venue
-        let lang = venue.language
-        var levelOrdinal = [String: MVTValue](), levelBuilding = [String: String]()
-        for l in venue.levels {
-            // A level between whole floors (OSM level=0.5) says so: a client filtering on ordinal == 0 must not show it.
-            levelOrdinal[l.id] = l.fraction == 0 ? .int(Int64(l.ordinal))
-                : .double(Floor(ordinal: l.ordinal, fraction: l.fraction, levels: []).position)
-            levelBuilding[l.id] = l.buildingIDs.first
-        }
-
         // Occupant names reach units through anchors: the label of a unit is its
         // own name, else the name of the first occupant anchored in it.
         var occupantName = [String: LocalizedName]()
@@ -67,31 +62,9 @@ public enum PrepareVector {
         var anchorOf = [String: MercatorPoint]()
         for (i, fi) in unitIndices.enumerated() { if let a = unitAnchors[i] { anchorOf[venue.features[fi].id] = a } }
 
-        // The text `level` of indoor clients (OSM Simple Indoor Tagging): the
-        // ordinals of every floor a feature is on, joined by ";". An OSM feature
-        // tagged `level=0;1` arrives as one Feature per level with the same id.
-        let levels = LevelText(venue: venue, floors: v.primaryFloors.map(\.floor))
+        let props = VectorProperties(v)
         let specID = v.buildingSpecIDs
-
-        func properties(_ f: Feature, name: LocalizedName) -> [(key: String, value: MVTValue)] {
-            var p: [(key: String, value: MVTValue)] = [("id", .string(f.id)), ("category", .string(f.category))]
-            let chosen = name.language(preferring: lang)
-            if let n = name.text(preferring: lang) { p.append(("name", .string(n))) }
-            for e in name.entries where e.language != chosen { p.append(("name:\(e.language)", .string(e.text))) }
-            p.append(("level", .string(levels.text(for: f))))
-            if let l = f.levelID {
-                p.append(("level_id", .string(l)))
-                if let o = levelOrdinal[l] { p.append(("ordinal", o)) }
-            }
-            if let b = f.buildingID ?? f.levelID.flatMap({ levelBuilding[$0] }) { p.append(("building_id", .string(b))) }
-            // The venue's own paint (MVF styles), for clients that style by data.
-            if let sp = f.sourcePaint {
-                if let c = sp.color { p.append(("color", .string(c))) }
-                if let o = sp.opacity { p.append(("opacity", .double(o))) }
-                if let h = sp.height { p.append(("height", .double(h))) }
-            }
-            return p
-        }
+        func properties(_ f: Feature, name: LocalizedName) -> [(key: String, value: MVTValue)] { props.make(f, name: name) }
 
         var table = MVTPropertyTable()
         func interned(_ item: VectorItem) -> VectorItem {
@@ -159,8 +132,19 @@ public enum PrepareVector {
             for (i, e) in items.enumerated() { position[e.seq] = (floors.count, i) }
             floors.append(items.map(\.item))
         }
+        // The overview's layers (outdoor levels, building labels, outlines of
+        // buildings without a footprint): the venue-wide pyramid's own items.
+        var overview = [(order: Int, seq: Int, item: VectorItem)]()
+        for (order, item) in overviewItems(v, props: props, ids: &ids) {
+            seq += 1
+            overview.append((order, seq, interned(item)))
+        }
+        overview.sort { ($0.order, $0.seq) < ($1.order, $1.seq) }
+        for (i, e) in overview.enumerated() { position[e.seq] = (floors.count, i) }
+        all += overview
         all.sort { ($0.order, $0.seq) < ($1.order, $1.seq) }
         var out = PreparedVectorVenue(floors: floors, all: all.map(\.item), table: table)
+        out.overview = overview.map(\.item)
         out.allSource = all.map { position[$0.seq]! }
         return out
     }

@@ -59,6 +59,14 @@ public enum LayerTable {
         }
     }
 
+    /// The layers of units (rooms, walkways, restrooms, …): what a person can
+    /// select, and so what `floor_selected_unit_[FLOOR]` draws over.
+    public static let unitTemplates: [String] = [
+        "floor_elevators_[FLOOR]", "floor_stairwells_[FLOOR]", "floor_restrooms_[FLOOR]", "floor_walkways_[FLOOR]",
+        "floor_non_public_units_[FLOOR]", "floor_open_to_below_units_[FLOOR]", "floor_other_rooms_[FLOOR]",
+        "floor_rooms_[FLOOR]", "floor_water_[FLOOR]",
+    ]
+
     /// Layer ids of the spec that name tiles rather than features: `outdoors`
     /// (the overview raster) and a bare floor id (`[FLOOR]`, a floor's raster tiles).
     public static let outdoorsID = "outdoors"

@@ -37,6 +37,45 @@ final class FloorsIndexTests: XCTestCase {
         XCTAssertLessThan(data.count, 16_000)
     }
 
+    /// `"floors": ["ordinal", "building"]`: the building floors follow the
+    /// ordinal ones, grouped by building, with their building's ids, name and
+    /// the filter that shows them in the venue-wide vector tiles.
+    func testBuildingFloorsWithTheirBuildings() throws {
+        var v = StyleTests.venue()
+        let hall = ClientVenue.Building(id: "building_1", sourceID: "b-hall", name: "North Hall")
+        let pavilion = ClientVenue.Building(id: "building_2", sourceID: "b-pavilion", name: nil)
+        v.floors += [.init(id: "floor_b1_m1", ordinal: -1, shortName: "B1", name: nil, building: hall),
+                     .init(id: "floor_b1_0", ordinal: 0, shortName: "G", name: nil, building: hall),
+                     .init(id: "floor_b2_0", ordinal: 0, shortName: "G", name: nil, building: pavilion)]
+        let doc = try JSONSerialization.jsonObject(with: FloorsIndex.make(v, style: .builtIn)) as! [String: Any]
+        XCTAssertEqual(doc["default_floor"] as? String, "floor_0", "an ordinal floor when there are any")
+        let floors = doc["floors"] as! [[String: Any]]
+        XCTAssertEqual(floors.map { $0["id"] as! String }, ["floor_1", "floor_0", "floor_m1", "floor_b1_0", "floor_b1_m1", "floor_b2_0"])
+        XCTAssertEqual(floors.map { $0["building"] as? String }, [nil, nil, nil, "building_1", "building_1", "building_2"])
+        XCTAssertEqual(floors.map { $0["building_id"] as? String }, [nil, nil, nil, "b-hall", "b-hall", "b-pavilion"])
+        XCTAssertEqual(floors[3]["building_name"] as? String, "North Hall")
+        XCTAssertEqual(floors[5]["ordinal"] as? Int, 0)
+        XCTAssertEqual(floors[5]["style"] as? String, "floor_b2_0/style.json", "its own raster pyramid")
+        XCTAssertEqual((floors[5]["tilesets"] as! [[String: Any]]).first?["tiles"] as? String, "floor_b2_0/png/{z}/{x}/{y}.png")
+        // Its vector filter: level 0 of that building (and what belongs to no building).
+        let filter = "\(floors[5]["filter"]!)"
+        XCTAssertTrue(filter.contains(";0;") && filter.contains("b-pavilion") && filter.contains("building_id"), filter)
+        XCTAssertNil(floors[1]["filter"], "an ordinal floor's filter is its level, as before")
+        let buildings = try XCTUnwrap(doc["buildings"] as? [[String: Any]])
+        XCTAssertEqual(buildings.map { $0["id"] as! String }, ["building_1", "building_2"])
+        XCTAssertEqual(buildings[0]["floors"] as? [String], ["floor_b1_0", "floor_b1_m1"])
+        XCTAssertEqual(buildings[0]["name"] as? String, "North Hall")
+        XCTAssertEqual(buildings[1]["building_id"] as? String, "b-pavilion")
+        // Ordinal floors alone: no buildings, no building fields.
+        let plain = try JSONSerialization.jsonObject(with: FloorsIndex.make(StyleTests.venue(), style: .builtIn)) as! [String: Any]
+        XCTAssertNil(plain["buildings"])
+        // Building floors alone: the default is a building floor; the page gets a raster source per building floor.
+        v.floors.removeFirst(3)
+        XCTAssertEqual(v.defaultFloor?.id, "floor_b1_0")
+        let html = String(decoding: try PreviewPage.html(v, style: .builtIn), as: UTF8.self)
+        XCTAssertTrue(html.contains(#""floor_b2_0":"floor_b2_0/png/{z}/{x}/{y}.png""#))
+    }
+
     func testAbsoluteURLsWithABaseURL() throws {
         let doc = try JSONSerialization.jsonObject(with: FloorsIndex.make(StyleTests.venue(base: "https://cdn.example.com"), style: .builtIn)) as! [String: Any]
         XCTAssertEqual(doc["glyphs"] as? String, "https://cdn.example.com/harbour/glyphs/{fontstack}/{range}.pbf")
@@ -67,5 +106,7 @@ final class LayerDescriptionTests: XCTestCase {
         XCTAssertEqual(FloorsIndex.layerDescription("venue"), "Venue")
         XCTAssertEqual(FloorsIndex.layerDescription("floor_labels"), "Labels: one point per named unit (name, name:<lang>)")
         XCTAssertNil(FloorsIndex.layerDescription("something_else"))
+        XCTAssertTrue(FloorsIndex.layerDescription("outdoors")?.hasPrefix("Outdoors") == true)
+        XCTAssertTrue(FloorsIndex.layerDescription("building_labels")?.hasPrefix("Building labels: one point") == true)
     }
 }

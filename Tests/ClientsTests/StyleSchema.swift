@@ -30,7 +30,7 @@ enum StyleSchema {
     ]
     static let expressions: Set<String> = ["all", "any", "!", "match", "in", "concat", "get", "to-string", "geometry-type",
                                            "interpolate", "exponential", "zoom", "coalesce", "image", "slice", "index-of",
-                                           "max", "==", "case", "literal"]
+                                           "max", "==", "case", "literal", "boolean", "feature-state", "has"]
 
     /// Every problem found, as "layer id: property: problem".
     static func problems(_ style: [String: Any], spriteNames: Set<String>, fontstacks: Set<String>) -> [String] {
@@ -62,6 +62,7 @@ enum StyleSchema {
                 if let c = v as? String, !isColor(c) { out.append("\(id): \(k): not a colour: \(c)") }
             }
             if let f = l["filter"] { out += expressionProblems(f, at: "\(id): filter") }
+            for (k, v) in pai { out += expressionProblems(v, at: "\(id): paint \(k)") }
             if let fonts = lay["text-font"] as? [String] {
                 for f in fonts where !fontstacks.contains(f) { out.append("\(id): text-font \(f) has no glyphs") }
             }

@@ -84,6 +84,59 @@ final class StyleTests: XCTestCase {
         XCTAssertEqual(width?[3 + 2 * 17 + 1] as? Double, 1)
     }
 
+    /// `floor_selected_unit_[FLOOR]`: a fill and outline over every unit layer,
+    /// shown only where the feature state says `selected`.
+    func testSelectedUnitLayersAreDrivenByFeatureState() throws {
+        let s = try vectorStyle()
+        XCTAssertEqual(StyleSchema.problems(s, spriteNames: Set(Sprite.builtIn(pixelRatio: 1).images.keys), fontstacks: ["DejaVu Sans"]), [])
+        let layers = s["layers"] as! [[String: Any]]
+        let selected = layers.filter { ($0["metadata"] as? [String: String])?["venuetiles:layer-id"] == "floor_selected_unit_[FLOOR]" }
+        let units = LayerTable.unitTemplates.map(LayerTable.genericID)
+        XCTAssertEqual(Set(selected.compactMap { $0["source-layer"] as? String }), Set(units))
+        let rooms = try XCTUnwrap(selected.first { $0["id"] as? String == "floor_selected_unit-floor_rooms" })
+        XCTAssertEqual(rooms["type"] as? String, "fill")
+        let paint = rooms["paint"] as! [String: Any]
+        XCTAssertEqual(paint["fill-color"] as? String, "#8DB8EA", "the style's entry")
+        let opacity = try JSONSerialization.data(withJSONObject: paint["fill-opacity"]!)
+        XCTAssertEqual(String(decoding: opacity, as: UTF8.self), #"["case",["boolean",["feature-state","selected"],false],1,0]"#)
+        let outline = try XCTUnwrap(selected.first { $0["id"] as? String == "floor_selected_unit-floor_rooms-outline" })
+        XCTAssertEqual((outline["paint"] as? [String: Any])?["line-color"] as? String, "#2F6FB5")
+        XCTAssertNotNil((outline["paint"] as? [String: Any])?["line-opacity"])
+        // Drawn above the units and amenities, below the labels (the spec's order 18).
+        let ids = layers.map { $0["id"] as! String }
+        XCTAssertLessThan(ids.firstIndex(of: "floor_amenities")!, ids.firstIndex(of: "floor_selected_unit-floor_rooms")!)
+        XCTAssertLessThan(ids.firstIndex(of: "floor_selected_unit-floor_rooms")!, ids.firstIndex(of: "floor_labels")!)
+        // Feature ids come from the tiles: no promoteId needed.
+        XCTAssertNil((s["sources"] as? [String: [String: Any]])?["venue"]?["promoteId"])
+        // A style whose entry is hidden or colourless: the layers say so, or are not there.
+        let hidden = try Style.parse(Data(##"{"id": "u", "styles": [{"layer-id": "floor_selected_unit_[FLOOR]", "fill-color": "#FF0000", "hidden": true}]}"##.utf8), source: "u.json")
+        let hl = try vectorStyle(hidden)["layers"] as! [[String: Any]]
+        let red = hl.filter { ($0["id"] as? String)?.hasPrefix("floor_selected_unit-") == true }
+        XCTAssertEqual(red.count, units.count)
+        XCTAssertTrue(red.allSatisfy { ($0["layout"] as? [String: Any])?["visibility"] as? String == "none" })
+        let none = try Style.parse(Data(##"{"id": "u", "styles": [{"layer-id": "floor_rooms_[FLOOR]", "fill-color": "#FF0000"}]}"##.utf8), source: "u.json")
+        XCTAssertFalse((try vectorStyle(none)["layers"] as! [[String: Any]]).contains { ($0["id"] as? String)?.hasPrefix("floor_selected_unit") == true })
+    }
+
+    /// Building labels are the tiles' `building_labels` points.
+    func testBuildingLabelsUseTheLabelPoints() throws {
+        let layers = try vectorStyle()["layers"] as! [[String: Any]]
+        let b = try XCTUnwrap(layers.first { $0["id"] as? String == "building_labels" })
+        XCTAssertEqual(b["source-layer"] as? String, "building_labels")
+        XCTAssertTrue("\(b["filter"]!)".contains("Point"))
+    }
+
+    /// A building floor's filter keeps to its building's features.
+    func testABuildingFloorsFilter() throws {
+        var v = Self.venue()
+        v.floors = [.init(id: "floor_b2_0", ordinal: 0, shortName: "G", name: nil, building: .init(id: "building_2", sourceID: "b-2", name: "Pavilion"))]
+        let layers = try XCTUnwrap(MapLibreStyle.vector(v, style: .builtIn))["layers"] as! [[String: Any]]
+        let rooms = try XCTUnwrap(layers.first { $0["id"] as? String == "floor_rooms" })
+        let data = try JSONSerialization.data(withJSONObject: (rooms["filter"] as! [Any])[2])
+        XCTAssertEqual(String(decoding: data, as: UTF8.self),
+                       #"["all",["in",";0;",["concat",";",["to-string",["get","level"]],";"]],["any",["!",["has","building_id"]],["==",["get","building_id"],"b-2"]]]"#)
+    }
+
     func testFloorFilterIsOnTheTextLevel() throws {
         let layers = try vectorStyle()["layers"] as! [[String: Any]]
         let rooms = layers.first { $0["id"] as? String == "floor_rooms" }!

@@ -10,9 +10,10 @@ final class BrowserTests: XCTestCase {
     override func setUpWithError() throws { dir = try CLI.tempDir("browser") }
     override func tearDownWithError() throws { CLI.removeTree(dir) }
 
-    func testPreviewPageInChromium() throws {
+    /// Builds the fixture with `floors` and runs scripts/browser_test.py on it (`extra`: its options).
+    func runBrowser(floors: String = #""ordinal""#, extra: [String] = []) throws -> [String: Any] {
         let config = dir.appendingPathComponent("pipeline.json")
-        try #"{"output": "out", "zoom": {"min": 17, "max": 21}, "sources": [{"id": "arcade", "format": "imdf", "path": "\#(CLI.fixture.path)"}], "tilesets": [{"format": "png"}, {"format": "mvt"}]}"#
+        try #"{"output": "out", "floors": \#(floors), "zoom": {"min": 17, "max": 21}, "sources": [{"id": "arcade", "format": "imdf", "path": "\#(CLI.fixture.path)"}], "tilesets": [{"format": "png"}, {"format": "mvt"}]}"#
             .write(to: config, atomically: true, encoding: .utf8)
         let b = try CLI.run(["build", "--config", config.path])
         XCTAssertEqual(b.status, 0, b.stderr)
@@ -21,7 +22,7 @@ final class BrowserTests: XCTestCase {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         p.arguments = ["python3", CLI.packageRoot.appendingPathComponent("scripts/browser_test.py").path,
-                       dir.appendingPathComponent("out").path, "arcade", result.path, "--screenshots", shots.path]
+                       dir.appendingPathComponent("out").path, "arcade", result.path, "--screenshots", shots.path] + extra
         let err = Pipe()
         p.standardError = err
         p.standardOutput = FileHandle.nullDevice
@@ -34,12 +35,16 @@ final class BrowserTests: XCTestCase {
         }
         XCTAssertEqual(p.terminationStatus, 0, stderr)
         let r = try JSONSerialization.jsonObject(with: Data(contentsOf: result)) as! [String: Any]
-
         XCTAssertEqual(r["errors"] as? [String], [], "console errors")
         XCTAssertEqual(r["page_errors"] as? [String], [], "MapLibre errors")
         XCTAssertEqual(r["modes"] as? [String], ["vector", "raster"])
+        return r
+    }
+
+    /// Vector and raster views of each floor agree.
+    func checkFloors(_ r: [String: Any], _ ids: Set<String>) {
         let floors = r["floors"] as! [String: [String: Any]]
-        XCTAssertEqual(Set(floors.keys), ["floor_m1", "floor_0", "floor_1"])
+        XCTAssertEqual(Set(floors.keys), ids)
         for (id, f) in floors.sorted(by: { $0.key < $1.key }) {
             let total = f["total_pixels"] as! Double
             // The venue is drawn in both views.
@@ -48,6 +53,11 @@ final class BrowserTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(f["iou"] as! Double, 0.95, "\(id): vector and raster footprints differ")
             print("BrowserTests: \(id) IoU \(f["iou"]!) vector \(f["vector_pixels"]!) raster \(f["raster_pixels"]!) px")
         }
+    }
+
+    func testPreviewPageInChromium() throws {
+        let r = try runBrowser()
+        checkFloors(r, ["floor_m1", "floor_0", "floor_1"])
         XCTAssertGreaterThan(r["floor_change"] as? Double ?? 0, 0.02, "switching floors did not change the picture")
         let toggle = r["layer_toggle"] as! [String: Any]
         XCTAssertGreaterThan(toggle["rooms_before"] as! Int, 500)
@@ -57,5 +67,30 @@ final class BrowserTests: XCTestCase {
         XCTAssertNotNil(clicked?["id"], "clicking a room shows its properties: \(r["panel"] ?? "")")
         XCTAssertEqual(clicked?["level"] as? String, "0")
         XCTAssertFalse((r["screenshots"] as? [String] ?? []).isEmpty)
+    }
+
+    /// `"floors": "building"`: the page lists each building's floors; picking
+    /// East Pavilion's floor shows its pyramids (vector filtered to the
+    /// building, raster its own), and clicking a unit draws the style's
+    /// selected-unit fill on it (feature state), cleared by the next click.
+    func testBuildingFloorsAndSelectedUnitInChromium() throws {
+        let r = try runBrowser(floors: #""building""#, extra: ["--select"])
+        checkFloors(r, ["floor_b1_m1", "floor_b1_0", "floor_b1_1", "floor_b2_0"])
+        let s = try XCTUnwrap(r["selection"] as? [String: Any])
+        XCTAssertEqual(s["floor"] as? String, "floor_b2_0", "the last building's floor, picked by its button")
+        XCTAssertEqual(s["shown"] as? String, "floor_b2_0")
+        XCTAssertEqual(s["before"] as? Int, 0, "nothing selected before a click")
+        XCTAssertGreaterThan(s["unit_points"] as? Int ?? 0, 0, "no unit to click on the building floor")
+        XCTAssertGreaterThan(s["first_pixels"] as? Int ?? 0, 100, "the selected fill does not show")
+        XCTAssertEqual(s["first_at_click"] as? Bool, true, "the clicked unit is not the selected one")
+        XCTAssertNotNil((s["first_state"] as? [String: Any])?["id"], "the selection is a feature state by the tile's feature id")
+        XCTAssertEqual((s["first_properties"] as? [String: Any])?["building_id"] as? String, "95c5902b-ed2d-5822-9db5-352a74da484e",
+                       "a unit of East Pavilion")
+        XCTAssertGreaterThan(s["second_pixels"] as? Int ?? 0, 100)
+        XCTAssertEqual(s["second_at_click"] as? Bool, true)
+        XCTAssertEqual(s["first_cleared"] as? Bool, true, "the previous selection stays drawn")
+        XCTAssertEqual(s["raster_layer_visible"] as? Bool, true)
+        XCTAssertGreaterThan(s["raster_pixels"] as? Int ?? 0, 1000, "the building floor's raster tiles")
+        print("BrowserTests: selection \(s)")
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 @testable import Pipeline
 import Rendering
 import Styling
+import TestSupport
 import TileGeometry
 import VenueFormats
 import VenueModel
@@ -110,6 +111,20 @@ final class BuildingFloorsTests: XCTestCase {
         // The venue-wide pyramid holds one stack: each feature once.
         let all = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("h/all/mvt/tilejson.json"))) as! [String: Any]
         XCTAssertFalse((all["vector_layers"] as? [[String: Any]] ?? []).isEmpty)
+        // floors.json: the building floors after the ordinal ones, with their buildings; a raster style each.
+        let index = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("h/floors.json"))) as! [String: Any]
+        let listed = try XCTUnwrap(index["floors"] as? [[String: Any]])
+        XCTAssertEqual(listed.map { $0["id"] as! String }, ["floor_1", "floor_0", "floor_m1", "floor_b1_1", "floor_b1_0", "floor_b1_m1", "floor_b2_0"])
+        XCTAssertEqual(index["default_floor"] as? String, "floor_0")
+        let pavilion = try XCTUnwrap(listed.last)
+        XCTAssertEqual(pavilion["building"] as? String, "building_2")
+        XCTAssertEqual(pavilion["building_id"] as? String, eastPavilion)
+        XCTAssertEqual(pavilion["building_name"] as? String, "East Pavilion")
+        XCTAssertEqual(pavilion["ordinal"] as? Int, 0)
+        XCTAssertTrue("\(pavilion["filter"] ?? "")".contains(eastPavilion))
+        XCTAssertEqual((index["buildings"] as? [[String: Any]])?.map { $0["floors"] as! [String] },
+                       [["floor_b1_1", "floor_b1_0", "floor_b1_m1"], ["floor_b2_0"]])
+        XCTAssertTrue(fm.fileExists(atPath: out.appendingPathComponent("h/floor_b2_0/style.json").path))
         // Archives take every pyramid, the new ones included.
         let written = try ArchiveExport.run(output: out.path, request: .init(format: .pmtiles, destination: work.appendingPathComponent("arch").path))
         let archived = Set(written.map(\.path))
@@ -164,6 +179,107 @@ final class BuildingFloorsTests: XCTestCase {
         XCTAssertTrue(alone.warnings[0].contains("plaza") && alone.warnings[0].contains("\"ordinal\""), alone.warnings[0])
         o.outdoors = true
         XCTAssertEqual(Prepare.run(sourceID: "h", venue: v, style: .builtIn, options: o).warnings, [])
+    }
+
+    /// Adds an outdoor level (a plaza in no building, ordinal 0) with a named kiosk to the fixture on disk.
+    func addOutdoorPlaza() throws {
+        let (x, y, d) = (10.0013, 53.5402, 0.0002)
+        let ring: [[Double]] = [[x, y], [x + d, y], [x + d, y + d], [x, y + d], [x, y]]
+        let kioskRing: [[Double]] = [[x + d / 4, y + d / 4], [x + d * 3 / 4, y + d / 4], [x + d * 3 / 4, y + d * 3 / 4], [x + d / 4, y + d * 3 / 4], [x + d / 4, y + d / 4]]
+        try editFeatures("level.geojson") { features in
+            features.append(["id": self.plaza, "type": "Feature", "feature_type": "level",
+                             "geometry": ["type": "Polygon", "coordinates": [ring]],
+                             "properties": ["category": "unspecified", "outdoor": true, "ordinal": 0, "name": ["en": "Plaza"],
+                                            "short_name": ["en": "P"], "building_ids": NSNull()]])
+        }
+        try editFeatures("unit.geojson") { features in
+            features.append(["id": self.kiosk, "type": "Feature", "feature_type": "unit",
+                             "geometry": ["type": "Polygon", "coordinates": [kioskRing]],
+                             "properties": ["category": "room", "name": ["en": "Plaza Kiosk"], "level_id": self.plaza]])
+        }
+    }
+    let plaza = "7e0c3a52-9d1b-4c55-8f0e-3f2d6b1a0001", kiosk = "7e0c3a52-9d1b-4c55-8f0e-3f2d6b1a0002"
+
+    /// The venue-wide vector pyramid's share of the overview: the outdoor
+    /// level and its kiosk in `outdoors`, one named point per building in
+    /// `building_labels`; ids unique per layer; described in the TileJSON;
+    /// the independent MVT checker passes.
+    func testVenueWideVectorTilesHaveTheOutdoorsLayers() throws {
+        try addOutdoorPlaza()
+        try build(floors: #""building""#, layers: #"["floors", "outdoors"]"#, zoom: (17, 19))
+        let z17 = out.appendingPathComponent("h/all/mvt/17")
+        var byLayer = [String: [DecodedTile.Feature]]()
+        let files = FileManager.default.enumerator(at: z17, includingPropertiesForKeys: nil)!.compactMap { $0 as? URL }.filter { $0.pathExtension == "pbf" }
+        XCTAssertFalse(files.isEmpty)
+        for file in files {
+            let tile = try DecodedTile(Array(Data(contentsOf: file)))
+            for layer in tile.layers {
+                let ids = layer.features.compactMap(\.id)
+                XCTAssertEqual(Set(ids).count, layer.features.count, "\(file.lastPathComponent) \(layer.name): every feature has an id, unique in its layer")
+                byLayer[layer.name, default: []] += layer.features
+            }
+        }
+        let labels = try XCTUnwrap(byLayer["building_labels"], "\(byLayer.keys.sorted())")
+        XCTAssertTrue(labels.allSatisfy { $0.type == 1 }, "points")
+        var byName = [String: DecodedTile.Feature]()
+        for f in labels { byName[f.properties["name"] ?? ""] = f }
+        XCTAssertEqual(Set(byName.keys), ["North Hall", "East Pavilion"])
+        XCTAssertEqual(byName["North Hall"]?.properties["building"], "building_1")
+        XCTAssertEqual(byName["North Hall"]?.properties["building_id"], northHall)
+        XCTAssertEqual(byName["North Hall"]?.properties["level"], "-1;0;1", "the floors the building has")
+        XCTAssertEqual(byName["East Pavilion"]?.properties["level"], "0")
+        XCTAssertEqual(byName["East Pavilion"]?.properties["name:de"], "Ostpavillon")
+        let outdoors = try XCTUnwrap(byLayer["outdoors"], "\(byLayer.keys.sorted())")
+        let kinds = Dictionary(outdoors.map { ($0.properties["id"] ?? "", $0.properties["floor_layer"] ?? "") }, uniquingKeysWith: { a, _ in a })
+        XCTAssertEqual(kinds[plaza], "floor_outlines")
+        XCTAssertEqual(kinds[kiosk], "floor_rooms")
+        XCTAssertEqual(outdoors.first { $0.properties["id"] == kiosk }?.properties["level"], "0")
+        XCTAssertEqual(outdoors.first { $0.properties["id"] == kiosk }?.properties["level_id"], plaza)
+        XCTAssertFalse(byLayer["floor_rooms"]?.contains { $0.properties["id"] == kiosk } ?? false,
+                       "building floors alone: the outdoor level is on no floor of the stack")
+        // TileJSON names and describes the new layers.
+        let tj = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("h/all/mvt/tilejson.json"))) as! [String: Any]
+        let vl = try XCTUnwrap(tj["vector_layers"] as? [[String: Any]])
+        for id in ["outdoors", "building_labels"] {
+            let l = try XCTUnwrap(vl.first { $0["id"] as? String == id }, id)
+            XCTAssertNotNil(l["description"] as? String, id)
+        }
+        XCTAssertEqual((vl.first { $0["id"] as? String == "outdoors" }?["fields"] as? [String: String])?["floor_layer"], "String")
+        // The independent checker.
+        let checker = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("shared/tools/check_mvt.py")
+        try ExternalTools.skipUnless(FileManager.default.fileExists(atPath: checker.path), needs: "../shared/tools/check_mvt.py beside the clone")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", checker.path, out.appendingPathComponent("h/all/mvt").path, "--quiet"]
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = Pipe()
+        try p.run()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0, String(text.suffix(2000)))
+        XCTAssertTrue(text.contains(" 0 failed"), String(text.suffix(500)))
+    }
+
+    /// The overview items are the venue-wide pyramid's own: keyed once, in
+    /// drawing order, sources past the floors.
+    func testOverviewVectorItemsAreTheVenueWidePyramidsOwn() throws {
+        let p = try prepare(kinds: [.ordinal])
+        let v = PrepareVector.run(p)
+        XCTAssertEqual(v.overview.map(\.venueLayer), ["building_labels", "building_labels"], "no outdoor level, every building has a footprint")
+        let own = v.allSource.enumerated().filter { $0.element.floor == v.floors.count }
+        XCTAssertEqual(own.count, v.overview.count)
+        for (i, s) in own { XCTAssertEqual(v.all[i].id, v.overview[s.index].id) }
+        XCTAssertEqual(v.all.suffix(2).map(\.venueLayer), ["building_labels", "building_labels"], "drawn last, as the spec's order 24")
+        // A building without a footprint: its levels' outlines stand for it.
+        var venue = try venue()
+        venue.features.removeAll { $0.featureClass == .building && $0.buildingID == eastPavilion }
+        let bare = PrepareVector.run(Prepare.run(sourceID: "h", venue: venue, style: .builtIn))
+        let outlines = bare.overview.filter { $0.venueLayer == "building_outlines" }
+        XCTAssertEqual(outlines.count, 1)
+        XCTAssertTrue(outlines[0].properties.contains { $0.key == "building" && $0.value == .string("building_2") })
+        XCTAssertEqual(bare.overview.filter { $0.venueLayer == "building_labels" }.count, 1, "no footprint, no label (as the raster)")
     }
 
     /// 17.3: a building's label only on floors where the building has levels.
@@ -351,6 +467,7 @@ final class BuildingFloorsTests: XCTestCase {
         }
         r = try toRender()
         XCTAssertGreaterThan(r["h/outdoors/png"] ?? 0, 0)
+        XCTAssertGreaterThan(r["h/all/mvt"] ?? 0, 0, "the building label point")
         XCTAssertGreaterThan(r["h/floor_b2_0/png"] ?? 0, 0)
         XCTAssertGreaterThan(r["h/floor_0/png"] ?? 0, 0)
         for quiet in ["h/floor_b1_0/png", "h/floor_b1_1/png", "h/floor_1/png", "h/floor_m1/png", "h/building_outlines_building_1/png"] {
