@@ -1,4 +1,5 @@
 import Crypto
+import Drawing
 import Rendering
 import TileGeometry
 

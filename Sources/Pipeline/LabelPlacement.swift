@@ -1,4 +1,4 @@
-import Rendering
+import Drawing
 import TileGeometry
 import VenueModel
 

@@ -1,4 +1,4 @@
-import Rendering
+import Drawing
 import Styling
 import TileGeometry
 import VenueModel
@@ -146,7 +146,7 @@ public enum Prepare {
         /// An occupant's category, by the unit its anchor is in (the unit's fill when its own category says little).
         var occupantCategory: [String: String]
         var specID: [String: String]
-        var measurer: TextMeasurer?
+        var measurer: (any TextMeasuring)?
 
         init(venue: Venue, style: Style, sprite: Sprite) {
             self.venue = venue; self.style = style; self.sprite = sprite
@@ -169,7 +169,7 @@ public enum Prepare {
             self.occupantName = occupantName
             self.occupantCategory = occupantCategory
             specID = Dictionary(venue.buildingIndex.map { ($0.id, $0.specID) }, uniquingKeysWith: { a, _ in a })
-            measurer = try? TextMeasurer()
+            measurer = Prepare.textMeasurer()
         }
 
         /// The ids a `[BUILDING]` entry may name for a source building: its spec id, then its source id.
@@ -240,7 +240,7 @@ public enum Prepare {
     /// Building names (`building_labels_[BUILDING]`) on their footprints, for
     /// the buildings `shows` accepts (source ids). They rank below unit labels:
     /// they show where units are too small for their own names.
-    static func buildingLabels(_ ctx: Context, measurer: TextMeasurer, shows: (String) -> Bool) -> [LabelCandidate] {
+    static func buildingLabels(_ ctx: Context, measurer: any TextMeasuring, shows: (String) -> Bool) -> [LabelCandidate] {
         let venue = ctx.venue
         var names = [String: LocalizedName]()
         for b in venue.buildings where !b.name.isEmpty { names[b.id] = b.name }
@@ -260,7 +260,7 @@ public enum Prepare {
 
     /// Named units of a floor whose own layer is drawn, with their text laid out.
     static func labelCandidates(_ feats: [Feature], floorIDs: [String], context ctx: Context, labelStyle: LabelStyle,
-                                measurer: TextMeasurer) -> [LabelCandidate] {
+                                measurer: any TextMeasuring) -> [LabelCandidate] {
         var out = [LabelCandidate]()
         for f in feats where PrepareVector.isUnitClass(f.featureClass) && f.sourcePaint?.hidden != true {
             guard let template = LayerTable.template(for: f.featureClass),

@@ -1,5 +1,5 @@
 import Crypto
-import Rendering
+import Drawing
 import Styling
 import Threads
 import TileGeometry
