@@ -34,8 +34,9 @@ public struct PreparedFloor: Sendable {
     /// The floor's outline (level polygons, else units), exterior rings of one
     /// orientation: where a large unit's label may reach past its unit.
     public var area: [[MercatorPoint]] = []
-    /// Boxes of the floor's fixtures, which a label reaching past its unit must not cover.
-    public var obstacles: [MercatorRect] = []
+    /// Footprints of the floor's fixtures, which a label reaching past its unit
+    /// must not cover and a unit's label moves off where it can.
+    public var obstacles: [Obstacle] = []
 
     public init(floor: Floor, items: [DrawItem], featureIDs: [String], labels: [LabelCandidate] = [],
                 labelStyle: LabelStyle? = nil, icons: [IconCandidate] = [], id: String? = nil, kind: Kind = .floor) {
@@ -221,7 +222,12 @@ public enum Prepare {
             pf.icons = icons
             pf.area = area.rings
             pf.obstacles = feats.filter { ($0.featureClass == .fixture || $0.featureClass == .water) && $0.levelID != nil }
-                .map { ProjectedGeometry($0.geometry).bounds }.filter { $0.minX <= $0.maxX }
+                .flatMap { f -> [Obstacle] in
+                    let g = ProjectedGeometry(f.geometry)
+                    if case .polygons(let polys) = g { return polys.map(Obstacle.init(rings:)) }
+                    let b = g.bounds
+                    return b.minX <= b.maxX ? [Obstacle(rings: LabelPlacement.ring(b))] : []
+                }
             if unitLabels, let measurer, let ls = LabelStyle.resolve(style, floors: floorIDs) {
                 pf.labelStyle = ls
                 pf.labels = Prepare.labelCandidates(feats, floorIDs: floorIDs, context: self, labelStyle: ls, measurer: measurer)
