@@ -34,6 +34,10 @@ public struct PreparedFloor: Sendable {
     /// The floor's outline (level polygons, else units), exterior rings of one
     /// orientation: where a large unit's label may reach past its unit.
     public var area: [[MercatorPoint]] = []
+    /// Unit id → the `category-fill-colors` key its fill came from: the
+    /// vector tiles carry it (`fill_category`) so a vector style fills rooms
+    /// as the raster does, occupant categories included.
+    public var fillCategories: [String: String] = [:]
     /// Footprints of the floor's fixtures, which a label reaching past its unit
     /// must not cover and a unit's label moves off where it can.
     public var obstacles: [Obstacle] = []
@@ -185,6 +189,7 @@ public enum Prepare {
                    id: String? = nil, kind: PreparedFloor.Kind = .floor, background: Bool = true) -> PreparedFloor {
             var drawn = [(order: Int, seq: Int, item: DrawItem, id: String)]()
             var icons = [IconCandidate]()
+            var fillCategories = [String: String]()
             let area = FloorArea.rings(feats)
             let doorClip = area.rings.isEmpty ? nil : ClipArea(rings: area.rings)
             if let slab = FloorArea.slab(area, floor: floor, style: style) {
@@ -197,10 +202,12 @@ public enum Prepare {
                 let g = ProjectedGeometry(f.geometry)
                 if f.sourcePaint?.hidden == true { continue }
                 // Units by category (food, shops, services, ...) when the style says so; the venue's own colour wins.
-                let fill = PrepareVector.isUnitClass(f.featureClass) ? ls.categoryFill(f.category, occupant: occupantCategory[f.id]) : nil
+                let fillKey = PrepareVector.isUnitClass(f.featureClass) ? ls.categoryFillKey(f.category, occupant: occupantCategory[f.id]) : nil
+                let fill = fillKey.flatMap { ls.categoryFillColors[$0] }
                 var paint = Prepare.sourcePainted(Paint(fill: fill ?? ls.fillColor, outline: ls.outlineColor, line: ls.lineColor), f.sourcePaint, g)
                 if let p = ls.fillPattern, sprite.images[p] != nil { paint.pattern = p }
                 guard Prepare.draws(paint, g) else { continue }
+                if let fillKey, paint.fill == fill { fillCategories[f.id] = fillKey }
                 // Point amenities are placed per zoom with the labels (icon, dot, or
                 // nothing where more important ones crowd them out).
                 if f.featureClass == .amenity, case .points(let pts) = g, pts.count == 1 {
@@ -220,6 +227,7 @@ public enum Prepare {
             drawn.sort { ($0.order, $0.seq) < ($1.order, $1.seq) }
             var pf = PreparedFloor(floor: floor, items: drawn.map(\.item), featureIDs: drawn.map(\.id), id: id, kind: kind)
             pf.icons = icons
+            pf.fillCategories = fillCategories
             pf.area = area.rings
             pf.obstacles = feats.filter { ($0.featureClass == .fixture || $0.featureClass == .water) && $0.levelID != nil }
                 .flatMap { f -> [Obstacle] in

@@ -73,8 +73,10 @@ public enum PrepareVector {
         let levels = LevelText(venue: venue, floors: v.primaryFloors.map(\.floor))
         let specID = v.buildingSpecIDs
 
-        func properties(_ f: Feature, name: LocalizedName) -> [(key: String, value: MVTValue)] {
+        func properties(_ f: Feature, name: LocalizedName, fill: String? = nil) -> [(key: String, value: MVTValue)] {
             var p: [(key: String, value: MVTValue)] = [("id", .string(f.id)), ("category", .string(f.category))]
+            // The key of the style's `category-fill-colors` the raster filled the unit by (its own or its occupant's category).
+            if let fill { p.append(("fill_category", .string(fill))) }
             let chosen = name.language(preferring: lang)
             if let n = name.text(preferring: lang) { p.append(("name", .string(n))) }
             for e in name.entries where e.language != chosen { p.append(("name:\(e.language)", .string(e.text))) }
@@ -136,7 +138,8 @@ public enum PrepareVector {
                 let placement = inStack ? ids.place(f, layer: venueLayer) : (id: PrepareVector.stableID(f.id), isNew: false)
                 let item = interned(VectorItem(floorLayer: LayerTable.layerID(template, floor: pf.id, building: f.buildingID.map { specID[$0] ?? $0 }),
                                       venueLayer: venueLayer, id: placement.id,
-                                      properties: properties(f, name: f.name), geometry: ProjectedGeometry(f.geometry)))
+                                      properties: properties(f, name: f.name, fill: pf.fillCategories[f.id]),
+                                      geometry: ProjectedGeometry(f.geometry)))
                 seq += 1
                 items.append((order, seq, item))
                 let inAll = placement.isNew && (!venueWide || !venueWideDone)
