@@ -13,7 +13,8 @@ MapLibre's `idle` after every change, takes screenshots and writes RESULT.json:
                 icons and dots hidden) and of the raster view at the same zoom, and
                 their IoU (footprint = not the page's map background)
   floor_change  share of pixels that differ between two floors
-  layer_toggle  room-fill pixels before and after unticking the Rooms checkbox
+                and, per category fill colour (food, shops, ...), its pixels in each view
+  layer_toggle  room-fill pixels (plain and category fills) before and after unticking the Rooms checkbox
   clicked       the properties the page shows after clicking a room
 
 Exit status 0 when it could measure (the XCTest judges the numbers), 77 when
@@ -41,6 +42,10 @@ except ImportError as e:  # reported by the caller as a skip reason
 
 BACKGROUND = (0xE4, 0xE8, 0xEE)   # #map background in preview.html
 ROOM_FILL = (0xF6, 0xEB, 0xDA)    # floor_rooms_[FLOOR] fill of the default style
+# Its category-fill-colors: vector rooms take them from the tiles' fill_category.
+CATEGORY_FILLS = {"food": (0xF9, 0xD2, 0xC0), "shops": (0xFB, 0xE1, 0xB5), "services": (0xDD, 0xE9, 0xD3),
+                  "health": (0xD6, 0xEC, 0xE8), "leisure": (0xF4, 0xDA, 0xE6)}
+ROOM_FILLS = [ROOM_FILL] + list(CATEGORY_FILLS.values())
 
 
 class Server(http.server.ThreadingHTTPServer):
@@ -110,6 +115,13 @@ def mask(img, colour=BACKGROUND, tolerance=12, equal=False):
     return near if equal else ~near
 
 
+def mask_any(img, colours, tolerance=3):
+    m = mask(img, colours[0], tolerance, equal=True)
+    for c in colours[1:]:
+        m |= mask(img, c, tolerance, equal=True)
+    return m
+
+
 def count(m):
     return int(m.sum())
 
@@ -137,6 +149,8 @@ def compare_floors(d, floors, modes, shot_path):
             img = shot(d, shot_path(f"{f}-{mode}"))
             m = mask(img)
             entry[f"{mode}_pixels"] = count(m)
+            for name, colour in CATEGORY_FILLS.items():
+                entry[f"{mode}_{name}_pixels"] = count(mask(img, colour, tolerance=3, equal=True))
             entry["total_pixels"] = img.size[0] * img.size[1]
             if mode == "vector":
                 vector_masks[f] = m
@@ -148,7 +162,7 @@ def compare_floors(d, floors, modes, shot_path):
 
 def click_and_toggle(d, shot_path, result):
     """Clicks the middle room pixel as a person would, reads the panel, then unticks Rooms."""
-    rooms_before = mask(shot(d), ROOM_FILL, tolerance=3, equal=True)
+    rooms_before = mask_any(shot(d), ROOM_FILLS)
     if count(rooms_before):
         ys, xs = numpy.nonzero(rooms_before)
         x, y = int(xs[len(xs) // 2]), int(ys[len(ys) // 2])
@@ -164,7 +178,7 @@ def click_and_toggle(d, shot_path, result):
     wait_idle(d)
     after = shot(d, shot_path("rooms-hidden"))
     result["layer_toggle"] = {"rooms_before": count(rooms_before),
-                              "rooms_after": count(mask(after, ROOM_FILL, tolerance=3, equal=True)),
+                              "rooms_after": count(mask_any(after, ROOM_FILLS)),
                               "checked_after": box.is_selected()}
 
 

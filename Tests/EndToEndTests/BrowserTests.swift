@@ -48,6 +48,15 @@ final class BrowserTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(f["iou"] as! Double, 0.95, "\(id): vector and raster footprints differ")
             print("BrowserTests: \(id) IoU \(f["iou"]!) vector \(f["vector_pixels"]!) raster \(f["raster_pixels"]!) px")
         }
+        // Rooms are filled by category in both views (the vector style matches on the tiles' fill_category):
+        // the ground floor's food and shops cover about as many pixels in each.
+        let ground = try XCTUnwrap(floors["floor_0"])
+        for c in ["food", "shops", "health"] {
+            let v = ground["vector_\(c)_pixels"] as? Double ?? 0, r = ground["raster_\(c)_pixels"] as? Double ?? 0
+            print("BrowserTests: floor_0 \(c) fill vector \(v) raster \(r) px")
+            XCTAssertGreaterThan(r, 500, "floor_0: no \(c) fill in the raster view")
+            XCTAssertEqual(v / max(r, 1), 1, accuracy: 0.2, "floor_0: \(c) fill differs between the vector and raster views")
+        }
         XCTAssertGreaterThan(r["floor_change"] as? Double ?? 0, 0.02, "switching floors did not change the picture")
         let toggle = r["layer_toggle"] as! [String: Any]
         XCTAssertGreaterThan(toggle["rooms_before"] as! Int, 500)
