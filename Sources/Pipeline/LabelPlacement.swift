@@ -46,11 +46,17 @@ public struct Obstacle: Sendable {
     /// or the box lies inside the polygon (not in a hole).
     public func meets(_ box: MercatorRect) -> Bool {
         guard bounds.intersects(box) else { return false }
+        // Wholly inside the box (a kiosk under a name): most offsets a search rejects, without testing edges.
+        if box.minX <= bounds.minX && bounds.maxX <= box.maxX && box.minY <= bounds.minY && bounds.maxY <= box.maxY { return true }
         for r in rings where r.count > 1 {
             var j = r.count - 1
             for i in 0..<r.count {
-                if Planar.segment(r[j], r[i], intersects: box) { return true }
+                let a = r[j], b = r[i]
                 j = i
+                // Most edges lie wholly on one side of the box: no clipping needed.
+                if (a.x < box.minX && b.x < box.minX) || (a.x > box.maxX && b.x > box.maxX)
+                    || (a.y < box.minY && b.y < box.minY) || (a.y > box.maxY && b.y > box.maxY) { continue }
+                if Planar.segment(a, b, intersects: box) { return true }
             }
         }
         return Planar.contains(rings: rings, MercatorPoint(x: (box.minX + box.maxX) / 2, y: (box.minY + box.maxY) / 2))
@@ -199,10 +205,11 @@ public enum LabelPlacement {
     static func fixtureFreeAnchor(_ c: LabelCandidate, box: MercatorRect, obstacles: [Obstacle], grid: Grid, mpp: Double) -> MercatorPoint? {
         var unit = MercatorRect.empty
         c.rings.first?.forEach { unit.extend($0) }
-        let near = obstacles.filter { $0.bounds.intersects(unit) }
-        guard near.contains(where: { $0.meets(box) }) else { return nil }
         let step = searchStepPx * mpp
         let reach = min(max(box.maxX - box.minX, box.maxY - box.minY) / step, Double(searchStepsMax))
+        // Only fixtures the search can meet: a concourse holds hundreds (seats), each would be tested at every offset.
+        let near = obstacles.filter { $0.bounds.intersects(box.expanded(by: reach * step)) && $0.bounds.intersects(unit) }
+        guard near.contains(where: { $0.meets(box) }) else { return nil }
         for (dx, dy) in searchOffsets {
             guard Double(dx * dx + dy * dy) <= reach * reach else { break }
             let ox = Double(dx) * step, oy = Double(dy) * step
