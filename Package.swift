@@ -50,8 +50,10 @@ let package = Package(
             .embedInCode("Resources/sprite.json"), .embedInCode("Resources/sprite.png"),
             .embedInCode("Resources/sprite@2x.json"), .embedInCode("Resources/sprite@2x.png"),
         ]),
-        // Cairo raster renderer and PNG encoding.
-        .target(name: "Rendering", dependencies: ["VenueModel", "TileGeometry", "Styling", "Threads", "CCairo", "CDeflate", "CXXHash", "CImageQuant"]),
+        // The drawing model Prepare makes and the renderer draws: paint, draw items, label styles, drawn widths. No Cairo.
+        .target(name: "Drawing", dependencies: ["TileGeometry", "Styling"]),
+        // Cairo raster renderer, text measurement and PNG encoding.
+        .target(name: "Rendering", dependencies: ["VenueModel", "TileGeometry", "Styling", "Drawing", "Threads", "CCairo", "CDeflate", "CXXHash", "CImageQuant"]),
         // Mapbox Vector Tile 2.1 encoding: geometry commands, property tables, protobuf. No Cairo, no I/O.
         .target(name: "VectorTiles", dependencies: ["TileGeometry"]),
         // glTF 2.0 binary (.glb) writing of floor meshes. No I/O.
@@ -66,7 +68,7 @@ let package = Package(
         ]),
         // Config, floors, plan, render stage, tile store, manifest.
         .target(name: "Pipeline", dependencies: [
-            "VenueModel", "VenueFormats", "TileGeometry", "Styling", "Rendering", "VectorTiles", "Meshes", "Archives", "Threads", "CZlib", "Clients",
+            "VenueModel", "VenueFormats", "TileGeometry", "Styling", "Drawing", "Rendering", "VectorTiles", "Meshes", "Archives", "Threads", "CZlib", "Clients",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // Publishing an output folder to another folder or to S3 (SigV4 over async-http-client).
@@ -108,8 +110,9 @@ let package = Package(
         .testTarget(name: "VenueFormatsTests", dependencies: ["VenueFormats", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ThreadsTests", dependencies: ["Threads"]),
         .testTarget(name: "VectorTilesTests", dependencies: ["VectorTiles", "VenueModel", "TileGeometry", "TestSupport"]),
-        .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Styling", "VenueModel", "TileGeometry", "TestSupport", "CZlib"]),
-        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TileGeometry", "Rendering", "VectorTiles", "Styling", "VenueFormats", "VenueModel", "TestSupport"], exclude: ["Golden"]),
+        .testTarget(name: "DrawingTests", dependencies: ["Drawing", "Styling", "TileGeometry"]),
+        .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Drawing", "Styling", "VenueModel", "TileGeometry", "TestSupport", "CZlib"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TileGeometry", "Drawing", "Rendering", "VectorTiles", "Styling", "VenueFormats", "VenueModel", "TestSupport"], exclude: ["Golden"]),
         .testTarget(name: "ClientsTests", dependencies: ["Clients", "Styling"]),
         .testTarget(name: "PublishTests", dependencies: ["Publish", "Pipeline", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "ArchivesTests", dependencies: ["Archives", "TileGeometry", "TestSupport", "CZip", "CZlib", "CSQLite", .product(name: "Crypto", package: "swift-crypto")], exclude: ["Helpers"]),

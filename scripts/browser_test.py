@@ -13,7 +13,8 @@ MapLibre's `idle` after every change, takes screenshots and writes RESULT.json:
                 icons and dots hidden) and of the raster view at the same zoom, and
                 their IoU (footprint = not the page's map background)
   floor_change  share of pixels that differ between two floors
-  layer_toggle  room-fill pixels before and after unticking the Rooms checkbox
+                and, per category fill colour (food, shops, ...), its pixels in each view
+  layer_toggle  room-fill pixels (plain and category fills) before and after unticking the Rooms checkbox
   clicked       the properties the page shows after clicking a room
   selection     with --select: on FLOOR or the last building's first floor (a building floor when
                 the build has them), picked by its button: selected-unit pixels before any click,
@@ -45,9 +46,12 @@ except ImportError as e:  # reported by the caller as a skip reason
 
 BACKGROUND = (0xE4, 0xE8, 0xEE)   # #map background in preview.html
 ROOM_FILL = (0xF6, 0xEB, 0xDA)    # floor_rooms_[FLOOR] fill of the default style
-# Unit fills of the default style a click may land on: rooms, their category fills, walkways.
-UNIT_FILLS = [ROOM_FILL, (0xF9, 0xD2, 0xC0), (0xFB, 0xE1, 0xB5), (0xDD, 0xE9, 0xD3), (0xD6, 0xEC, 0xE8), (0xF4, 0xDA, 0xE6),
-              (0xEC, 0xE6, 0xDA)]
+# Its category-fill-colors: vector rooms take them from the tiles' fill_category.
+CATEGORY_FILLS = {"food": (0xF9, 0xD2, 0xC0), "shops": (0xFB, 0xE1, 0xB5), "services": (0xDD, 0xE9, 0xD3),
+                  "health": (0xD6, 0xEC, 0xE8), "leisure": (0xF4, 0xDA, 0xE6)}
+ROOM_FILLS = [ROOM_FILL] + list(CATEGORY_FILLS.values())
+# Unit fills of the default style a click may land on: rooms, their category fills, other rooms.
+UNIT_FILLS = ROOM_FILLS + [(0xEC, 0xE6, 0xDA)]
 WALKWAY_FILL = (0xFF, 0xFF, 0xFF)    # floor_walkways_[FLOOR]: a unit too (the second click may land there)
 SELECTED_FILL = (0x8D, 0xB8, 0xEA)   # floor_selected_unit_[FLOOR] fill of the default style
 
@@ -119,6 +123,13 @@ def mask(img, colour=BACKGROUND, tolerance=12, equal=False):
     return near if equal else ~near
 
 
+def mask_any(img, colours, tolerance=3):
+    m = mask(img, colours[0], tolerance, equal=True)
+    for c in colours[1:]:
+        m |= mask(img, c, tolerance, equal=True)
+    return m
+
+
 def count(m):
     return int(m.sum())
 
@@ -146,6 +157,8 @@ def compare_floors(d, floors, modes, shot_path):
             img = shot(d, shot_path(f"{f}-{mode}"))
             m = mask(img)
             entry[f"{mode}_pixels"] = count(m)
+            for name, colour in CATEGORY_FILLS.items():
+                entry[f"{mode}_{name}_pixels"] = count(mask(img, colour, tolerance=3, equal=True))
             entry["total_pixels"] = img.size[0] * img.size[1]
             if mode == "vector":
                 vector_masks[f] = m
@@ -157,7 +170,7 @@ def compare_floors(d, floors, modes, shot_path):
 
 def click_and_toggle(d, shot_path, result):
     """Clicks the middle room pixel as a person would, reads the panel, then unticks Rooms."""
-    rooms_before = mask(shot(d), ROOM_FILL, tolerance=3, equal=True)
+    rooms_before = mask_any(shot(d), ROOM_FILLS)
     if count(rooms_before):
         ys, xs = numpy.nonzero(rooms_before)
         x, y = int(xs[len(xs) // 2]), int(ys[len(ys) // 2])
@@ -173,7 +186,7 @@ def click_and_toggle(d, shot_path, result):
     wait_idle(d)
     after = shot(d, shot_path("rooms-hidden"))
     result["layer_toggle"] = {"rooms_before": count(rooms_before),
-                              "rooms_after": count(mask(after, ROOM_FILL, tolerance=3, equal=True)),
+                              "rooms_after": count(mask_any(after, ROOM_FILLS)),
                               "checked_after": box.is_selected()}
 
 

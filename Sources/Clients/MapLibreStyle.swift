@@ -160,8 +160,8 @@ public enum MapLibreStyle {
     static func shapes(_ ls: LayerStyle, g: String,
                        layer: (String, String, String, [Any], [String: Any], [String: Any], Int?) -> [String: Any]) -> [[String: Any]] {
         var out = [[String: Any]]()
-        if let c = ls.fillColor {
-            out.append(layer(g, "fill", g, polygonFilter, [:], ["fill-color": css(c)], nil))
+        if let fill = fillColor(ls) {
+            out.append(layer(g, "fill", g, polygonFilter, [:], ["fill-color": fill], nil))
         }
         if let p = ls.fillPattern {
             out.append(layer("\(g)-pattern", "fill", g, polygonFilter, [:], ["fill-pattern": p], nil))
@@ -200,6 +200,18 @@ public enum MapLibreStyle {
             }
         }
         return out
+    }
+
+    /// `fill-color`, or with `category-fill-colors` a `match` on the units'
+    /// `fill_category` (the key the raster filled the unit by), one branch per
+    /// colour, `fill-color` (else transparent) for the rest; nil: no fill.
+    static func fillColor(_ ls: LayerStyle) -> Any? {
+        guard !ls.categoryFillColors.isEmpty else { return ls.fillColor.map(css) }
+        var keys = [String: [String]]()
+        for (k, c) in ls.categoryFillColors { keys[css(c), default: []].append(k) }
+        var e: [Any] = ["match", ["get", "fill_category"]]
+        for (c, ks) in keys.map({ ($0.key, $0.value.sorted()) }).sorted(by: { $0.1[0] < $1.1[0] }) { e += [ks, c] }
+        return e + [ls.fillColor.map(css) ?? "rgba(0, 0, 0, 0)"]
     }
 
     static func label(_ ls: LayerStyle, id: String, sourceLayer: String, geometry: [Any],

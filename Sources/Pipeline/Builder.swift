@@ -2,8 +2,8 @@ import Archives
 import Clients
 import Crypto
 import Dispatch
+import Drawing
 import Foundation
-import Rendering
 import Styling
 import Threads
 import TileGeometry

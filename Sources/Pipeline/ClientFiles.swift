@@ -1,7 +1,6 @@
 import Archives
 import Clients
 import Foundation
-import Rendering
 import Styling
 
 extension Builder {

@@ -3,7 +3,6 @@ import Crypto
 import Dispatch
 import Foundation
 import Meshes
-import Rendering
 import Styling
 import TileGeometry
 

@@ -1,4 +1,4 @@
-import Rendering
+import Drawing
 import Styling
 import TileGeometry
 import VenueModel

@@ -1,4 +1,5 @@
 import Crypto
+import Drawing
 import Rendering
 import TileGeometry
 
@@ -150,7 +151,10 @@ public enum InputKeys {
             w.int(f.area.count)
             for r in f.area { w.int(r.count); r.forEach { w.double($0.x); w.double($0.y) } }
             w.int(f.obstacles.count)
-            for b in f.obstacles { w.double(b.minX); w.double(b.minY); w.double(b.maxX); w.double(b.maxY) }
+            for o in f.obstacles {
+                w.int(o.rings.count)
+                for r in o.rings { w.int(r.count); r.forEach { w.double($0.x); w.double($0.y) } }
+            }
             w.int(f.icons.count)
             for ic in f.icons {
                 w.string(ic.featureID); w.double(ic.anchor.x); w.double(ic.anchor.y); w.string(ic.name.map { "icon " + $0 } ?? "dot")

@@ -1,4 +1,4 @@
-import Rendering
+import Drawing
 import TileGeometry
 import VenueModel
 
@@ -26,6 +26,40 @@ public struct LabelCandidate: Sendable {
                 style: LabelStyle? = nil, rank: Int = 0, weight: Double = 1, spills: Bool = false) {
         self.featureID = featureID; self.layout = layout; self.anchor = anchor; self.rings = rings; self.area = area
         self.style = style; self.rank = rank; self.weight = weight; self.spills = spills
+    }
+}
+
+/// A fixture's footprint, which labels keep off: one polygon (exterior ring,
+/// then holes) and its box.
+public struct Obstacle: Sendable {
+    public var rings: [[MercatorPoint]]
+    public var bounds: MercatorRect
+
+    public init(rings: [[MercatorPoint]]) {
+        self.rings = rings
+        var b = MercatorRect.empty
+        rings.first?.forEach { b.extend($0) }
+        bounds = b
+    }
+
+    /// Whether `box` meets the footprint: an edge of it reaches into the box,
+    /// or the box lies inside the polygon (not in a hole).
+    public func meets(_ box: MercatorRect) -> Bool {
+        guard bounds.intersects(box) else { return false }
+        // Wholly inside the box (a kiosk under a name): most offsets a search rejects, without testing edges.
+        if box.minX <= bounds.minX && bounds.maxX <= box.maxX && box.minY <= bounds.minY && bounds.maxY <= box.maxY { return true }
+        for r in rings where r.count > 1 {
+            var j = r.count - 1
+            for i in 0..<r.count {
+                let a = r[j], b = r[i]
+                j = i
+                // Most edges lie wholly on one side of the box: no clipping needed.
+                if (a.x < box.minX && b.x < box.minX) || (a.x > box.maxX && b.x > box.maxX)
+                    || (a.y < box.minY && b.y < box.minY) || (a.y > box.maxY && b.y > box.maxY) { continue }
+                if Planar.segment(a, b, intersects: box) { return true }
+            }
+        }
+        return Planar.contains(rings: rings, MercatorPoint(x: (box.minX + box.maxX) / 2, y: (box.minY + box.maxY) / 2))
     }
 }
 
@@ -68,7 +102,11 @@ public struct IconCandidate: Sendable {
 ///    at least the box's area — inside the floor
 ///    (`floorArea`) and clear of its fixtures (`obstacles`), so a concourse
 ///    keeps its name at low zoom where the name is longer than the concourse
-///    is wide; and only over nothing placed;
+///    is wide; and only over nothing placed. A unit's name whose box would
+///    cover a fixture in the unit (a kiosk under a hall's name) moves to the
+///    nearest spot in the unit clear of fixtures and of everything placed
+///    (`fixtureFreeAnchor`), and stays where it was when there is none: a name
+///    over a fixture beats no name;
 /// 3. dots: amenities with no icon at that zoom (all of them below z19), of
 ///    the tiers `Cartography.maxDotTier` keeps at that zoom, most important
 ///    first, each kept `Cartography.dotSpacingPx` clear of everything placed:
@@ -84,10 +122,11 @@ public enum LabelPlacement {
     /// The icons, labels and dots placed at `zoom`, as draw items whose
     /// geometry is their box (a dot: its own point).
     /// `floorArea`: the floor's outline rings, one orientation (`FloorArea.rings`);
-    /// empty: every label stays inside its unit. `obstacles`: boxes (fixtures)
-    /// a label reaching past its unit must not cover.
+    /// empty: every label stays inside its unit. `obstacles`: the footprints of
+    /// the floor's fixtures, which a label reaching past its unit must not
+    /// cover and a unit's label moves off when it can.
     public static func place(_ candidates: [LabelCandidate], icons: [IconCandidate] = [], style floorStyle: LabelStyle?, zoom: Int,
-                             floorArea: [[MercatorPoint]] = [], obstacles: [MercatorRect] = []) -> [DrawItem] {
+                             floorArea: [[MercatorPoint]] = [], obstacles: [Obstacle] = []) -> [DrawItem] {
         let mpp = DrawMetrics.metresPerPixel(zoom: zoom)
         var grid = Grid(cell: 256 * mpp)
         var out = [DrawItem]()
@@ -114,18 +153,25 @@ public enum LabelPlacement {
             let c = candidates[i]
             guard let style = c.style ?? floorStyle else { continue }
             let pad = style.haloWidth + marginPx
-            let box = rect(c.anchor, halfWidth: (c.layout.width / 2 + pad) * mpp, halfHeight: (c.layout.height / 2 + pad) * mpp)
+            let hw = (c.layout.width / 2 + pad) * mpp, hh = (c.layout.height / 2 + pad) * mpp
+            var box = rect(c.anchor, halfWidth: hw, halfHeight: hh)
             guard !c.layout.lines.isEmpty, !grid.collides(box) else { continue }
             let boxArea = (box.maxX - box.minX) * (box.maxY - box.minY)
-            guard fits(box, in: c.rings)
-                    || (c.spills && c.area >= boxArea && inside(box, floorArea) && !obstacles.contains(where: { $0.intersects(box) }))
+            let inUnit = fits(box, in: c.rings)
+            guard inUnit || (c.spills && c.area >= boxArea && inside(box, floorArea) && !obstacles.contains(where: { $0.meets(box) }))
             else { continue }
+            var anchor = c.anchor
+            // A building's name is not moved: its footprint need not be drawn on the floor, and TileJSON bounds count its box at the anchor.
+            if inUnit && c.rank == 0, let moved = fixtureFreeAnchor(c, box: box, obstacles: obstacles, grid: grid, mpp: mpp) {
+                anchor = moved
+                box = rect(anchor, halfWidth: hw, halfHeight: hh)
+            }
             grid.insert(box)
             // The planning box is what can get ink (text, halo, 1 px of antialiasing), not the clearance.
-            let inked = rect(c.anchor, halfWidth: (c.layout.width / 2 + style.haloWidth + 1) * mpp,
+            let inked = rect(anchor, halfWidth: (c.layout.width / 2 + style.haloWidth + 1) * mpp,
                              halfHeight: (c.layout.height / 2 + style.haloWidth + 1) * mpp)
             out.append(DrawItem(geometry: .polygons([ring(inked)]), paint: Paint(),
-                                label: LabelDraw(anchor: c.anchor, layout: c.layout, style: style)))
+                                label: LabelDraw(anchor: anchor, layout: c.layout, style: style)))
         }
         let maxTier = Cartography.maxDotTier(zoom: zoom)
         let half = (DrawMetrics.dotRadiusPx + DrawMetrics.dotRingPx / 2 + Cartography.dotSpacingPx(zoom: zoom) / 2) * mpp
@@ -136,6 +182,43 @@ public enum LabelPlacement {
             out.append(c.fallback)
         }
         return out
+    }
+
+    /// Steps of the search for a spot clear of fixtures, in pixels, and how far it goes at most.
+    static let searchStepPx = 2.0
+    static let searchStepsMax = 64
+
+    /// Offsets (in steps) around an anchor, nearest first; ties in a fixed order.
+    static let searchOffsets: [(dx: Int, dy: Int)] = {
+        let n = searchStepsMax
+        var out = [(dx: Int, dy: Int)]()
+        for dy in -n...n { for dx in -n...n where (dx, dy) != (0, 0) && dx * dx + dy * dy <= n * n { out.append((dx, dy)) } }
+        return out.sorted { ($0.dx * $0.dx + $0.dy * $0.dy, $0.dy, $0.dx) < ($1.dx * $1.dx + $1.dy * $1.dy, $1.dy, $1.dx) }
+    }()
+
+    /// Where a unit's label goes when its box (`box`, at the candidate's
+    /// anchor, inside the unit) covers a fixture inside the unit: the nearest
+    /// anchor whose box lies in the unit, clear of every fixture and of
+    /// everything placed, at most the box's longer side away (farther, the name
+    /// would no longer sit where a reader looks for it). Nil when the box at
+    /// the anchor is clear already, or when no such spot exists.
+    static func fixtureFreeAnchor(_ c: LabelCandidate, box: MercatorRect, obstacles: [Obstacle], grid: Grid, mpp: Double) -> MercatorPoint? {
+        var unit = MercatorRect.empty
+        c.rings.first?.forEach { unit.extend($0) }
+        let step = searchStepPx * mpp
+        let reach = min(max(box.maxX - box.minX, box.maxY - box.minY) / step, Double(searchStepsMax))
+        // Only fixtures the search can meet: a concourse holds hundreds (seats), each would be tested at every offset.
+        let near = obstacles.filter { $0.bounds.intersects(box.expanded(by: reach * step)) && $0.bounds.intersects(unit) }
+        guard near.contains(where: { $0.meets(box) }) else { return nil }
+        for (dx, dy) in searchOffsets {
+            guard Double(dx * dx + dy * dy) <= reach * reach else { break }
+            let ox = Double(dx) * step, oy = Double(dy) * step
+            let b = MercatorRect(minX: box.minX + ox, minY: box.minY + oy, maxX: box.maxX + ox, maxY: box.maxY + oy)
+            guard b.minX >= unit.minX, b.maxX <= unit.maxX, b.minY >= unit.minY, b.maxY <= unit.maxY,
+                  !near.contains(where: { $0.meets(b) }), !grid.collides(b), fits(b, in: c.rings) else { continue }
+            return MercatorPoint(x: c.anchor.x + ox, y: c.anchor.y + oy)
+        }
+        return nil
     }
 
     static func rect(_ c: MercatorPoint, halfWidth hw: Double, halfHeight hh: Double) -> MercatorRect {
@@ -186,7 +269,7 @@ public enum LabelPlacement {
 
     /// True when the box lies inside the polygon: its corners are inside (even-odd
     /// over all rings, so holes count) and no ring edge meets the box.
-    static func fits(_ b: MercatorRect, in rings: [[MercatorPoint]]) -> Bool {
+    package static func fits(_ b: MercatorRect, in rings: [[MercatorPoint]]) -> Bool {
         guard let ext = rings.first, !ext.isEmpty else { return false }
         var e = MercatorRect.empty
         ext.forEach { e.extend($0) }

@@ -1,6 +1,6 @@
+import Drawing
 import Foundation
 import Meshes
-import Rendering
 import Styling
 import TileGeometry
 import VenueModel

@@ -1,4 +1,4 @@
-import Rendering
+import Drawing
 import TileGeometry
 
 /// The tiles of one pyramid at one zoom, each with the items that touch it.

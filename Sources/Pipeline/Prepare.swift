@@ -1,4 +1,4 @@
-import Rendering
+import Drawing
 import Styling
 import TileGeometry
 import VenueModel
@@ -34,8 +34,13 @@ public struct PreparedFloor: Sendable {
     /// The floor's outline (level polygons, else units), exterior rings of one
     /// orientation: where a large unit's label may reach past its unit.
     public var area: [[MercatorPoint]] = []
-    /// Boxes of the floor's fixtures, which a label reaching past its unit must not cover.
-    public var obstacles: [MercatorRect] = []
+    /// Unit id → the `category-fill-colors` key its fill came from: the
+    /// vector tiles carry it (`fill_category`) so a vector style fills rooms
+    /// as the raster does, occupant categories included.
+    public var fillCategories: [String: String] = [:]
+    /// Footprints of the floor's fixtures, which a label reaching past its unit
+    /// must not cover and a unit's label moves off where it can.
+    public var obstacles: [Obstacle] = []
 
     public init(floor: Floor, items: [DrawItem], featureIDs: [String], labels: [LabelCandidate] = [],
                 labelStyle: LabelStyle? = nil, icons: [IconCandidate] = [], id: String? = nil, kind: Kind = .floor) {
@@ -146,7 +151,7 @@ public enum Prepare {
         /// An occupant's category, by the unit its anchor is in (the unit's fill when its own category says little).
         var occupantCategory: [String: String]
         var specID: [String: String]
-        var measurer: TextMeasurer?
+        var measurer: (any TextMeasuring)?
 
         init(venue: Venue, style: Style, sprite: Sprite) {
             self.venue = venue; self.style = style; self.sprite = sprite
@@ -169,7 +174,7 @@ public enum Prepare {
             self.occupantName = occupantName
             self.occupantCategory = occupantCategory
             specID = Dictionary(venue.buildingIndex.map { ($0.id, $0.specID) }, uniquingKeysWith: { a, _ in a })
-            measurer = try? TextMeasurer()
+            measurer = Prepare.textMeasurer()
         }
 
         /// The ids a `[BUILDING]` entry may name for a source building: its spec id, then its source id.
@@ -184,6 +189,7 @@ public enum Prepare {
                    id: String? = nil, kind: PreparedFloor.Kind = .floor, background: Bool = true) -> PreparedFloor {
             var drawn = [(order: Int, seq: Int, item: DrawItem, id: String)]()
             var icons = [IconCandidate]()
+            var fillCategories = [String: String]()
             let area = FloorArea.rings(feats)
             let doorClip = area.rings.isEmpty ? nil : ClipArea(rings: area.rings)
             if let slab = FloorArea.slab(area, floor: floor, style: style) {
@@ -196,10 +202,12 @@ public enum Prepare {
                 let g = ProjectedGeometry(f.geometry)
                 if f.sourcePaint?.hidden == true { continue }
                 // Units by category (food, shops, services, ...) when the style says so; the venue's own colour wins.
-                let fill = PrepareVector.isUnitClass(f.featureClass) ? ls.categoryFill(f.category, occupant: occupantCategory[f.id]) : nil
+                let fillKey = PrepareVector.isUnitClass(f.featureClass) ? ls.categoryFillKey(f.category, occupant: occupantCategory[f.id]) : nil
+                let fill = fillKey.flatMap { ls.categoryFillColors[$0] }
                 var paint = Prepare.sourcePainted(Paint(fill: fill ?? ls.fillColor, outline: ls.outlineColor, line: ls.lineColor), f.sourcePaint, g)
                 if let p = ls.fillPattern, sprite.images[p] != nil { paint.pattern = p }
                 guard Prepare.draws(paint, g) else { continue }
+                if let fillKey, paint.fill == fill { fillCategories[f.id] = fillKey }
                 // Point amenities are placed per zoom with the labels (icon, dot, or
                 // nothing where more important ones crowd them out).
                 if f.featureClass == .amenity, case .points(let pts) = g, pts.count == 1 {
@@ -219,9 +227,15 @@ public enum Prepare {
             drawn.sort { ($0.order, $0.seq) < ($1.order, $1.seq) }
             var pf = PreparedFloor(floor: floor, items: drawn.map(\.item), featureIDs: drawn.map(\.id), id: id, kind: kind)
             pf.icons = icons
+            pf.fillCategories = fillCategories
             pf.area = area.rings
             pf.obstacles = feats.filter { ($0.featureClass == .fixture || $0.featureClass == .water) && $0.levelID != nil }
-                .map { ProjectedGeometry($0.geometry).bounds }.filter { $0.minX <= $0.maxX }
+                .flatMap { f -> [Obstacle] in
+                    let g = ProjectedGeometry(f.geometry)
+                    if case .polygons(let polys) = g { return polys.map(Obstacle.init(rings:)) }
+                    let b = g.bounds
+                    return b.minX <= b.maxX ? [Obstacle(rings: LabelPlacement.ring(b))] : []
+                }
             if unitLabels, let measurer, let ls = LabelStyle.resolve(style, floors: floorIDs) {
                 pf.labelStyle = ls
                 pf.labels = Prepare.labelCandidates(feats, floorIDs: floorIDs, context: self, labelStyle: ls, measurer: measurer)
@@ -240,7 +254,7 @@ public enum Prepare {
     /// Building names (`building_labels_[BUILDING]`) on their footprints, for
     /// the buildings `shows` accepts (source ids). They rank below unit labels:
     /// they show where units are too small for their own names.
-    static func buildingLabels(_ ctx: Context, measurer: TextMeasurer, shows: (String) -> Bool) -> [LabelCandidate] {
+    static func buildingLabels(_ ctx: Context, measurer: any TextMeasuring, shows: (String) -> Bool) -> [LabelCandidate] {
         let venue = ctx.venue
         var names = [String: LocalizedName]()
         for b in venue.buildings where !b.name.isEmpty { names[b.id] = b.name }
@@ -260,7 +274,7 @@ public enum Prepare {
 
     /// Named units of a floor whose own layer is drawn, with their text laid out.
     static func labelCandidates(_ feats: [Feature], floorIDs: [String], context ctx: Context, labelStyle: LabelStyle,
-                                measurer: TextMeasurer) -> [LabelCandidate] {
+                                measurer: any TextMeasuring) -> [LabelCandidate] {
         var out = [LabelCandidate]()
         for f in feats where PrepareVector.isUnitClass(f.featureClass) && f.sourcePaint?.hidden != true {
             guard let template = LayerTable.template(for: f.featureClass),

@@ -1,5 +1,5 @@
+import Drawing
 import Foundation
-import Rendering
 import Styling
 import TileGeometry
 import VenueModel

@@ -1,5 +1,5 @@
 import Crypto
-import Rendering
+import Drawing
 import Styling
 import Threads
 import TileGeometry
@@ -64,7 +64,9 @@ public enum PrepareVector {
 
         let props = VectorProperties(v)
         let specID = v.buildingSpecIDs
-        func properties(_ f: Feature, name: LocalizedName) -> [(key: String, value: MVTValue)] { props.make(f, name: name) }
+        func properties(_ f: Feature, name: LocalizedName, fill: String? = nil) -> [(key: String, value: MVTValue)] {
+            props.make(f, name: name, fill: fill)
+        }
 
         var table = MVTPropertyTable()
         func interned(_ item: VectorItem) -> VectorItem {
@@ -109,7 +111,8 @@ public enum PrepareVector {
                 let placement = inStack ? ids.place(f, layer: venueLayer) : (id: PrepareVector.stableID(f.id), isNew: false)
                 let item = interned(VectorItem(floorLayer: LayerTable.layerID(template, floor: pf.id, building: f.buildingID.map { specID[$0] ?? $0 }),
                                       venueLayer: venueLayer, id: placement.id,
-                                      properties: properties(f, name: f.name), geometry: ProjectedGeometry(f.geometry)))
+                                      properties: properties(f, name: f.name, fill: pf.fillCategories[f.id]),
+                                      geometry: ProjectedGeometry(f.geometry)))
                 seq += 1
                 items.append((order, seq, item))
                 let inAll = placement.isNew && (!venueWide || !venueWideDone)

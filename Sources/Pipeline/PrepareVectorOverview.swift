@@ -3,7 +3,7 @@ import TileGeometry
 import VectorTiles
 import VenueModel
 
-/// The properties of a vector feature (`id`, `category`, `name`,
+/// The properties of a vector feature (`id`, `category`, `fill_category`, `name`,
 /// `name:<lang>`, `level`, `level_id`, `ordinal`, `building_id`, and MVF's
 /// paint), the same for every pyramid.
 struct VectorProperties {
@@ -27,8 +27,10 @@ struct VectorProperties {
     }
 
     /// `level`: the text `level` when it is not the feature's own (a building's floors).
-    func make(_ f: Feature, name: LocalizedName, level: String? = nil) -> [(key: String, value: MVTValue)] {
+    /// `fill`: the key of the style's `category-fill-colors` the raster filled the unit by (its own or its occupant's category).
+    func make(_ f: Feature, name: LocalizedName, level: String? = nil, fill: String? = nil) -> [(key: String, value: MVTValue)] {
         var p: [(key: String, value: MVTValue)] = [("id", .string(f.id)), ("category", .string(f.category))]
+        if let fill { p.append(("fill_category", .string(fill))) }
         let chosen = name.language(preferring: language)
         if let n = name.text(preferring: language) { p.append(("name", .string(n))) }
         for e in name.entries where e.language != chosen { p.append(("name:\(e.language)", .string(e.text))) }

@@ -1,4 +1,5 @@
 import Crypto
+import Drawing
 import Foundation
 import Rendering
 import TileGeometry

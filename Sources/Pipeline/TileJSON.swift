@@ -1,6 +1,6 @@
 import Clients
+import Drawing
 import Foundation
-import Rendering
 import TileGeometry
 import VenueModel
 

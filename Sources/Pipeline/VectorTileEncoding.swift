@@ -1,5 +1,4 @@
 import Clients
-import Rendering
 import TileGeometry
 import VectorTiles
 

@@ -32,11 +32,17 @@ public struct LayerStyle: Hashable, Sendable {
     /// The fill for a unit of `category` (and, for a unit its category does not
     /// describe, the category of the occupant it holds); nil: `fill-color`.
     public func categoryFill(_ category: String, occupant: String? = nil) -> Color? {
+        categoryFillKey(category, occupant: occupant).flatMap { categoryFillColors[$0] }
+    }
+
+    /// The key of `category-fill-colors` that gives the fill of `categoryFill`
+    /// (`shop` for a unit of category `shop.clothes`); nil: none does.
+    public func categoryFillKey(_ category: String, occupant: String? = nil) -> String? {
         guard !categoryFillColors.isEmpty else { return nil }
         for c in [category, occupant].compactMap({ $0 }) {
             var k = Substring(c)
             while true {
-                if let color = categoryFillColors[String(k)] { return color }
+                if categoryFillColors[String(k)] != nil { return String(k) }
                 guard let dot = k.lastIndex(of: ".") else { break }
                 k = k[..<dot]
             }

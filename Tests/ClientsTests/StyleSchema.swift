@@ -60,6 +60,16 @@ enum StyleSchema {
             if let v = lay["visibility"] as? String, !["visible", "none"].contains(v) { out.append("\(id): visibility \(v)") }
             for (k, v) in pai where k.hasSuffix("-color") {
                 if let c = v as? String, !isColor(c) { out.append("\(id): \(k): not a colour: \(c)") }
+                // A match's outputs (every second item after the input, and the default) are colours too.
+                if let e = v as? [Any] {
+                    out += expressionProblems(e, at: "\(id): \(k)")
+                    if e.first as? String == "match" {
+                        for i in Swift.stride(from: 3, to: e.count, by: 2) where !((e[i] as? String).map(isColor) ?? false) {
+                            out.append("\(id): \(k): match output not a colour: \(e[i])")
+                        }
+                        if e.count % 2 == 0 || !((e.last as? String).map(isColor) ?? false) { out.append("\(id): \(k): match without a colour default") }
+                    }
+                }
             }
             if let f = l["filter"] { out += expressionProblems(f, at: "\(id): filter") }
             for (k, v) in pai { out += expressionProblems(v, at: "\(id): paint \(k)") }

@@ -32,12 +32,41 @@ final class StyleTests: XCTestCase {
         XCTAssertEqual(src?["tiles"] as? [String], ["all/mvt/{z}/{x}/{y}.pbf"])
     }
 
+    /// Rooms are filled by the units' `fill_category` with the raster's
+    /// `category-fill-colors`, one `match` branch per colour, `fill-color` for the rest.
+    func testRoomFillMatchesTheRasterCategoryColours() throws {
+        let layers = try JSONSerialization.jsonObject(with: ClientJSON.encode(try vectorStyle())) as! [String: Any]
+        for (id, template) in [("floor_rooms", "floor_rooms_[FLOOR]"), ("floor_other_rooms", "floor_other_rooms_[FLOOR]")] {
+            let raster = try XCTUnwrap(Style.builtIn.resolve(template))
+            let layer = (layers["layers"] as! [[String: Any]]).first { $0["id"] as? String == id }
+            let fill = try XCTUnwrap((layer?["paint"] as? [String: Any])?["fill-color"] as? [Any], id)
+            XCTAssertEqual(fill[0] as? String, "match")
+            XCTAssertEqual(fill[1] as? [String], ["get", "fill_category"])
+            XCTAssertEqual(fill.count % 2, 1, "pairs of keys and colour, then the default")
+            XCTAssertEqual(fill.last as? String, MapLibreStyle.css(try XCTUnwrap(raster.fillColor)))
+            var colour = [String: String]()
+            for i in stride(from: 2, to: fill.count - 1, by: 2) {
+                let keys = try XCTUnwrap(fill[i] as? [String])
+                for k in keys { XCTAssertNil(colour.updateValue(try XCTUnwrap(fill[i + 1] as? String), forKey: k), "\(id): \(k) twice") }
+            }
+            XCTAssertEqual(colour, raster.categoryFillColors.mapValues(MapLibreStyle.css), id)
+            XCTAssertEqual(Set(colour.values).count, fill.count / 2 - 1, "\(id): one branch per colour")
+        }
+        XCTAssertNotEqual(Style.builtIn.resolve("floor_rooms_[FLOOR]")?.categoryFill("restaurant"),
+                          Style.builtIn.resolve("floor_rooms_[FLOOR]")?.categoryFill("shopping"))
+        // A layer without category fills keeps its plain colour.
+        let walkways = (layers["layers"] as! [[String: Any]]).first { $0["id"] as? String == "floor_walkways" }
+        XCTAssertEqual((walkways?["paint"] as? [String: Any])?["fill-color"] as? String, "#FFFFFF")
+    }
+
     func testSchemaCheckCatchesMistakes() {
         let bad: [String: Any] = ["version": 8, "sources": ["v": ["type": "vector", "tiles": ["a"]]], "layers": [
             ["id": "a", "type": "fill", "source": "v", "paint": ["fill-colour": "#fff"]],
             ["id": "a", "type": "line", "source": "nope", "source-layer": "x"],
             ["id": "b", "type": "symbol", "source": "v", "source-layer": "x", "layout": ["text-font": ["Comic"]],
              "paint": ["text-color": "blue-ish"]],
+            ["id": "c", "type": "fill", "source": "v", "source-layer": "x",
+             "paint": ["fill-color": ["match", ["get", "fill_category"], ["shop"], "orange", "#fff"] as [Any]]],
         ]]
         let p = StyleSchema.problems(bad, spriteNames: [], fontstacks: ["DejaVu Sans"])
         XCTAssertTrue(p.contains("a: source-layer missing"), "\(p)")
@@ -46,6 +75,7 @@ final class StyleTests: XCTestCase {
         XCTAssertTrue(p.contains("a: source missing"), "\(p)")
         XCTAssertTrue(p.contains("b: text-font Comic has no glyphs"), "\(p)")
         XCTAssertTrue(p.contains("b: text-color: not a colour: blue-ish"), "\(p)")
+        XCTAssertTrue(p.contains("c: fill-color: match output not a colour: orange"), "\(p)")
     }
 
     func testLayersFollowTheSpecDrawingOrderAndPaint() throws {
@@ -62,7 +92,7 @@ final class StyleTests: XCTestCase {
         let rooms = try XCTUnwrap(layer("floor_rooms"))
         XCTAssertEqual(rooms["type"] as? String, "fill")
         XCTAssertEqual(rooms["source-layer"] as? String, "floor_rooms")
-        XCTAssertEqual((rooms["paint"] as? [String: Any])?["fill-color"] as? String, "#F6EBDA")
+        XCTAssertEqual(((rooms["paint"] as? [String: Any])?["fill-color"] as? [Any])?.last as? String, "#F6EBDA")
         XCTAssertEqual((layer("floor_rooms-outline")?["paint"] as? [String: Any])?["line-color"] as? String, "#CDB089")
         XCTAssertEqual((layer("floor_non_public_units-pattern")?["paint"] as? [String: Any])?["fill-pattern"] as? String, "hatch-light")
         // Hidden and colourless in the default style: nothing to draw, no layer.

@@ -58,6 +58,15 @@ final class BrowserTests: XCTestCase {
     func testPreviewPageInChromium() throws {
         let r = try runBrowser()
         checkFloors(r, ["floor_m1", "floor_0", "floor_1"])
+        // Rooms are filled by category in both views (the vector style matches on the tiles' fill_category):
+        // the ground floor's food and shops cover about as many pixels in each.
+        let ground = try XCTUnwrap((r["floors"] as? [String: [String: Any]])?["floor_0"])
+        for c in ["food", "shops", "health"] {
+            let v = ground["vector_\(c)_pixels"] as? Double ?? 0, raster = ground["raster_\(c)_pixels"] as? Double ?? 0
+            print("BrowserTests: floor_0 \(c) fill vector \(v) raster \(raster) px")
+            XCTAssertGreaterThan(raster, 500, "floor_0: no \(c) fill in the raster view")
+            XCTAssertEqual(v / max(raster, 1), 1, accuracy: 0.2, "floor_0: \(c) fill differs between the vector and raster views")
+        }
         XCTAssertGreaterThan(r["floor_change"] as? Double ?? 0, 0.02, "switching floors did not change the picture")
         let toggle = r["layer_toggle"] as! [String: Any]
         XCTAssertGreaterThan(toggle["rooms_before"] as! Int, 500)

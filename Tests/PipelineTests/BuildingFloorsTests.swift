@@ -1,3 +1,4 @@
+import Drawing
 import Foundation
 @testable import Pipeline
 import Rendering

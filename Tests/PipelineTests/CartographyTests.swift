@@ -1,3 +1,4 @@
+import Drawing
 import Foundation
 import Pipeline
 import Rendering
@@ -148,7 +149,7 @@ final class CartographyTests: XCTestCase {
         small.area = 80
         XCTAssertEqual(LabelPlacement.place([small], style: style, zoom: z, floorArea: floorArea).count, 0)
         // Not over a fixture (a kiosk in the concourse under the name), nor outside the floor.
-        let kiosk = MercatorRect(minX: origin.x + 5, minY: origin.y + 5, maxX: origin.x + 7, maxY: origin.y + 7)
+        let kiosk = Obstacle(rings: rect(5, 5, 7, 7))
         XCTAssertEqual(LabelPlacement.place([walkway], style: style, zoom: z, floorArea: floorArea, obstacles: [kiosk]).count, 0)
         XCTAssertEqual(LabelPlacement.place([walkway], style: style, zoom: z, floorArea: rect(-300, -3, 300, 300)).count, 0)
     }

@@ -1,4 +1,5 @@
 import Dispatch
+import Drawing
 import Foundation
 import Pipeline
 import Rendering

@@ -1,3 +1,4 @@
+import Drawing
 import Rendering
 import Styling
 import TestSupport
