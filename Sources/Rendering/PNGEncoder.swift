@@ -18,7 +18,7 @@ public final class PNGEncoder {
     /// byte per pixel) or, in `packed`, fewer bits per pixel or truecolour.
     private var indexRows = Buffer<UInt8>()
     private var packed = Buffer<UInt8>()
-    private var line = Buffer<UInt8>()
+    private var line = Buffer<UInt32>()
     /// The palette lookup: open addressing over 1024 slots, key 0 = empty.
     private var slotKeys = Buffer<UInt64>()
     private var slotValues = Buffer<UInt8>()
@@ -285,10 +285,11 @@ public final class PNGEncoder {
     private func truecolour(_ base: UnsafePointer<UInt32>, width: Int, height: Int, rowWords: Int, channels: Int,
                             into out: UnsafeMutablePointer<UInt8>) {
         let rowBytes = width * channels
-        let lines = line.reserve(2 * rowBytes)   // this row and the one above, straight
+        // This row and the one above as straight pixels, one word each in PNG's byte order (R, G, B, A).
+        let words = line.reserve(2 * width)
         let unpremultiplied = Unpremultiply.shared.table
-        var cur = lines, prev = lines + rowBytes
-        prev.update(repeating: 0, count: rowBytes)
+        var cur = words, prev = words + width
+        prev.update(repeating: 0, count: width)
         for y in 0..<height {
             let dst = out + y * (rowBytes + 1)
             dst[0] = 2   // filter: Up
@@ -298,25 +299,43 @@ public final class PNGEncoder {
                 (dst + 1).update(repeating: 0, count: rowBytes)
                 continue
             }
-            // A pixel equal to the one above has its straight colour already;
-            // one equal to its left neighbour, the one just computed.
-            var k = 0
+            let raw = UnsafeMutableRawPointer(dst + 1)
             for x in 0..<width {
                 let p = src[x]
+                let w: UInt32
+                // A pixel equal to the one above has its straight colour already;
+                // one equal to its left neighbour, the one just computed.
                 if y > 0 && p == src[x - rowWords] {
-                    for c in 0..<channels { cur[k + c] = prev[k + c] }
+                    w = prev[x]
                 } else if x > 0 && p == src[x - 1] {
-                    for c in 0..<channels { cur[k + c] = cur[k - channels + c] }
+                    w = cur[x - 1]
                 } else {
-                    let c = PNGEncoder.straight(p, unpremultiplied)
-                    cur[k] = UInt8(c >> 24); cur[k + 1] = UInt8((c >> 16) & 0xFF); cur[k + 2] = UInt8((c >> 8) & 0xFF)
-                    if channels == 4 { cur[k + 3] = UInt8(c & 0xFF) }
+                    w = PNGEncoder.straight(p, unpremultiplied).bigEndian
                 }
-                k += channels
+                cur[x] = w
+                let d = PNGEncoder.byteDifference(w, prev[x])
+                if channels == 4 {
+                    raw.storeBytes(of: d, toByteOffset: 4 * x, as: UInt32.self)
+                } else if x + 1 < width {
+                    // Four bytes stored, three kept: the fourth is the next pixel's first, written next.
+                    raw.storeBytes(of: d, toByteOffset: 3 * x, as: UInt32.self)
+                } else {
+                    // The row's last pixel: no byte past the row (the image's last row ends the buffer).
+                    raw.storeBytes(of: UInt8(truncatingIfNeeded: d), toByteOffset: 3 * x, as: UInt8.self)
+                    raw.storeBytes(of: UInt8(truncatingIfNeeded: d >> 8), toByteOffset: 3 * x + 1, as: UInt8.self)
+                    raw.storeBytes(of: UInt8(truncatingIfNeeded: d >> 16), toByteOffset: 3 * x + 2, as: UInt8.self)
+                }
             }
-            for i in 0..<rowBytes { dst[1 + i] = cur[i] &- prev[i] }
             swap(&prev, &cur)
         }
+    }
+
+    /// `a - b` in each of the four bytes on its own (mod 256, no borrow
+    /// between bytes): PNG's Up filter for one pixel in one subtraction.
+    @inline(__always)
+    static func byteDifference(_ a: UInt32, _ b: UInt32) -> UInt32 {
+        let high: UInt32 = 0x8080_8080
+        return ((a | high) &- (b & ~high)) ^ ((a ^ ~b) & high)
     }
 
     /// Premultiplied ARGB → straight RGBA (r in the high byte), rounding to
