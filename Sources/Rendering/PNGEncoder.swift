@@ -300,31 +300,44 @@ public final class PNGEncoder {
                 continue
             }
             let raw = UnsafeMutableRawPointer(dst + 1)
-            for x in 0..<width {
-                let p = src[x]
-                let w: UInt32
-                // A pixel equal to the one above has its straight colour already;
-                // one equal to its left neighbour, the one just computed.
-                if y > 0 && p == src[x - rowWords] {
-                    w = prev[x]
-                } else if x > 0 && p == src[x - 1] {
-                    w = cur[x - 1]
-                } else {
-                    w = PNGEncoder.straight(p, unpremultiplied).bigEndian
+            var x0 = 0
+            while x0 < width {
+                let n = min(8, width - x0)
+                // Eight pixels equal to those above (the inside of a room): their
+                // straight colours are the row above's and their Up filter zeros.
+                if y > 0 && n == 8 && PNGEncoder.equal8(src + x0, src + x0 - rowWords) {
+                    (cur + x0).update(from: prev + x0, count: 8)
+                    (raw + channels * x0).initializeMemory(as: UInt8.self, repeating: 0, count: 8 * channels)
+                    x0 += 8
+                    continue
                 }
-                cur[x] = w
-                let d = PNGEncoder.byteDifference(w, prev[x])
-                if channels == 4 {
-                    raw.storeBytes(of: d, toByteOffset: 4 * x, as: UInt32.self)
-                } else if x + 1 < width {
-                    // Four bytes stored, three kept: the fourth is the next pixel's first, written next.
-                    raw.storeBytes(of: d, toByteOffset: 3 * x, as: UInt32.self)
-                } else {
-                    // The row's last pixel: no byte past the row (the image's last row ends the buffer).
-                    raw.storeBytes(of: UInt8(truncatingIfNeeded: d), toByteOffset: 3 * x, as: UInt8.self)
-                    raw.storeBytes(of: UInt8(truncatingIfNeeded: d >> 8), toByteOffset: 3 * x + 1, as: UInt8.self)
-                    raw.storeBytes(of: UInt8(truncatingIfNeeded: d >> 16), toByteOffset: 3 * x + 2, as: UInt8.self)
+                for x in x0..<(x0 + n) {
+                    let p = src[x]
+                    let w: UInt32
+                    // A pixel equal to the one above has its straight colour already;
+                    // one equal to its left neighbour, the one just computed.
+                    if y > 0 && p == src[x - rowWords] {
+                        w = prev[x]
+                    } else if x > 0 && p == src[x - 1] {
+                        w = cur[x - 1]
+                    } else {
+                        w = PNGEncoder.straight(p, unpremultiplied).bigEndian
+                    }
+                    cur[x] = w
+                    let d = PNGEncoder.byteDifference(w, prev[x])
+                    if channels == 4 {
+                        raw.storeBytes(of: d, toByteOffset: 4 * x, as: UInt32.self)
+                    } else if x + 1 < width {
+                        // Four bytes stored, three kept: the fourth is the next pixel's first, written next.
+                        raw.storeBytes(of: d, toByteOffset: 3 * x, as: UInt32.self)
+                    } else {
+                        // The row's last pixel: no byte past the row (the image's last row ends the buffer).
+                        raw.storeBytes(of: UInt8(truncatingIfNeeded: d), toByteOffset: 3 * x, as: UInt8.self)
+                        raw.storeBytes(of: UInt8(truncatingIfNeeded: d >> 8), toByteOffset: 3 * x + 1, as: UInt8.self)
+                        raw.storeBytes(of: UInt8(truncatingIfNeeded: d >> 16), toByteOffset: 3 * x + 2, as: UInt8.self)
+                    }
                 }
+                x0 += n
             }
             swap(&prev, &cur)
         }
