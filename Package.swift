@@ -81,6 +81,8 @@ let package = Package(
         ]),
         // Benchmark of the triangulator (scripts/bench_triangulation.py runs it beside mapbox-earcut).
         .executableTarget(name: "triangulation-bench", dependencies: ["TileGeometry"], path: "Benchmarks/TriangulationBench"),
+        // Benchmark of the label anchor search (pole of inaccessibility) on a unit with many holes.
+        .executableTarget(name: "label-anchor-bench", dependencies: ["TileGeometry"], path: "Benchmarks/LabelAnchorBench"),
         // Benchmark of PNG encoding on the tiles of a built output folder.
         .executableTarget(name: "png-encode-bench", dependencies: ["Rendering"], path: "Benchmarks/PNGEncodeBench"),
         // clients: benchmark of the SDF glyph generator (release: swift build -c release --product glyph-bench).
