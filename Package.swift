@@ -50,6 +50,9 @@ let package = Package(
             .embedInCode("Resources/sprite.json"), .embedInCode("Resources/sprite.png"),
             .embedInCode("Resources/sprite@2x.json"), .embedInCode("Resources/sprite@2x.png"),
         ]),
+        // pipeline.json: the config, its tile path templates and mesh options. No I/O beyond reading the file;
+        // a module of its own so that FuzzPipelineConfig builds without Pipeline's dependencies.
+        .target(name: "Config", dependencies: ["VenueModel", "VenueFormats"]),
         // The drawing model Prepare makes and the renderer draws: paint, draw items, label styles, drawn widths. No Cairo.
         .target(name: "Drawing", dependencies: ["TileGeometry", "Styling"]),
         // Cairo raster renderer, text measurement and PNG encoding.
@@ -62,13 +65,13 @@ let package = Package(
         .target(name: "Clients", dependencies: ["Styling", "Threads", "CFreeType"], resources: [
             .embedInCode("Resources/preview.html"), .copy("Resources/maplibre-gl"),
         ]),
-        // Tile archives and path layouts: path templates, PMTiles v3, MBTiles 1.3, zip packages. No Cairo.
+        // Tile archives: PMTiles v3, MBTiles 1.3, zip packages. No Cairo.
         .target(name: "Archives", dependencies: [
             "TileGeometry", "CZlib", "CZip", "CSQLite", .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // Config, floors, plan, render stage, tile store, manifest.
         .target(name: "Pipeline", dependencies: [
-            "VenueModel", "VenueFormats", "TileGeometry", "Styling", "Drawing", "Rendering", "VectorTiles", "Meshes", "Archives", "Threads", "CZlib", "Clients",
+            "VenueModel", "VenueFormats", "Config", "TileGeometry", "Styling", "Drawing", "Rendering", "VectorTiles", "Meshes", "Archives", "Threads", "CZlib", "Clients",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // Publishing an output folder to another folder or to S3 (SigV4 over async-http-client).
@@ -80,6 +83,8 @@ let package = Package(
         ]),
         // Benchmark of the triangulator (scripts/bench_triangulation.py runs it beside mapbox-earcut).
         .executableTarget(name: "triangulation-bench", dependencies: ["TileGeometry"], path: "Benchmarks/TriangulationBench"),
+        // Benchmark of the label anchor search (pole of inaccessibility) on a unit with many holes.
+        .executableTarget(name: "label-anchor-bench", dependencies: ["TileGeometry"], path: "Benchmarks/LabelAnchorBench"),
         // Benchmark of PNG encoding on the tiles of a built output folder.
         .executableTarget(name: "png-encode-bench", dependencies: ["Rendering"], path: "Benchmarks/PNGEncodeBench"),
         // clients: benchmark of the SDF glyph generator (release: swift build -c release --product glyph-bench).
@@ -102,13 +107,14 @@ let package = Package(
         .executableTarget(name: "FuzzZip", dependencies: ["FuzzSupport", "VenueFormats"], swiftSettings: fuzzFlags),
         .executableTarget(name: "FuzzStyle", dependencies: ["FuzzSupport", "Styling"], swiftSettings: fuzzFlags),
         .executableTarget(name: "FuzzSprite", dependencies: ["FuzzSupport", "Styling", "Rendering"], swiftSettings: fuzzFlags),
-        .executableTarget(name: "FuzzPipelineConfig", dependencies: ["FuzzSupport", "Pipeline"], swiftSettings: fuzzFlags),
+        .executableTarget(name: "FuzzPipelineConfig", dependencies: ["FuzzSupport", "Config"], swiftSettings: fuzzFlags),
 
         // Test helpers shared by test targets (an independent MVT decoder).
         .target(name: "TestSupport", dependencies: ["CZip"], path: "Tests/TestSupport"),
         .testTarget(name: "TileGeometryTests", dependencies: ["TileGeometry", "TestSupport"]),
         .testTarget(name: "VenueFormatsTests", dependencies: ["VenueFormats", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ThreadsTests", dependencies: ["Threads"]),
+        .testTarget(name: "ConfigTests", dependencies: ["Config"]),
         .testTarget(name: "VectorTilesTests", dependencies: ["VectorTiles", "VenueModel", "TileGeometry", "TestSupport"]),
         .testTarget(name: "DrawingTests", dependencies: ["Drawing", "Styling", "TileGeometry"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Drawing", "Styling", "VenueModel", "TileGeometry", "TestSupport", "CZlib"]),

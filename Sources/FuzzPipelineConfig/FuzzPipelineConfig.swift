@@ -1,6 +1,6 @@
 import Foundation
 import FuzzSupport
-import Pipeline
+import Config
 
 // libFuzzer entry point; see FuzzSupport for how a normal build links this target.
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -7,10 +7,7 @@ import Foundation
 /// package per venue. Reads only what the manifest lists, and refuses to start
 /// when any of those files no longer has its recorded size and SHA-256.
 public enum ArchiveExport {
-    public enum Format: String, CaseIterable, Sendable {
-        case pmtiles, mbtiles, zip
-        public var fileExtension: String { rawValue }
-    }
+    public typealias Format = ArchiveFormat
 
     public struct Request: Sendable {
         public var format: Format

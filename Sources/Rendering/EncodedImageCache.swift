@@ -1,6 +1,6 @@
 import CXXHash
 import Foundation
-import Synchronization
+import Threads
 
 /// PNG files already encoded in this build, by a 128-bit XXH3 hash of their
 /// pixels.
@@ -29,7 +29,7 @@ public final class EncodedImageCache: Sendable {
         var bytes = 0
         var hits = 0
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init(maxEntryBytes: Int = 16 << 10, budgetBytes: Int = 32 << 20) {
         self.maxEntryBytes = maxEntryBytes

@@ -36,25 +36,39 @@ struct EdgeGrid {
         // would cost more than it saves (the caller scans instead).
         var total = 0
         for e in 0..<n {
-            total += (row(max(ay[e], by[e])) - row(min(ay[e], by[e])) + 1) * (col(max(ax[e], bx[e])) - col(min(ax[e], bx[e])) + 1)
+            let (rows, cols) = cells(e)
+            total += rows.count * cols.count
         }
         guard total <= 32 * n + 65_536 else { return nil }
+        // Filled through locals: a method of self called with a closure that
+        // writes self.entries works on a copy of self, so each write would copy
+        // the whole array (quadratic in the edges).
         var counts = [Int32](repeating: 0, count: nx * ny + 1)
-        for e in 0..<n { forEachCell(e) { counts[$0] += 1 } }
-        offsets = [Int32](repeating: 0, count: nx * ny + 1)
+        for e in 0..<n {
+            let (rows, cols) = cells(e)
+            for r in rows { for c in cols { counts[r * nx + c] += 1 } }
+        }
+        var offsets = [Int32](repeating: 0, count: nx * ny + 1)
         for k in 0..<(nx * ny) { offsets[k + 1] = offsets[k] + counts[k] }
         var fill = offsets
-        entries = [Int32](repeating: 0, count: Int(offsets[nx * ny]))
-        for e in 0..<n { forEachCell(e) { entries[Int(fill[$0])] = Int32(e); fill[$0] += 1 } }
+        var entries = [Int32](repeating: 0, count: Int(offsets[nx * ny]))
+        for e in 0..<n {
+            let (rows, cols) = cells(e)
+            for r in rows { for c in cols { entries[Int(fill[r * nx + c])] = Int32(e); fill[r * nx + c] += 1 } }
+        }
+        self.offsets = offsets
+        self.entries = entries
     }
+
+    /// The cell entries of the grid: about one per edge (tests check the index stays linear).
+    var entryCount: Int { entries.count }
 
     private func col(_ x: Double) -> Int { min(nx - 1, max(0, Int(((x - minX) / size).rounded(.down)))) }
     private func row(_ y: Double) -> Int { min(ny - 1, max(0, Int(((y - minY) / size).rounded(.down)))) }
 
-    private func forEachCell(_ e: Int, _ body: (Int) -> Void) {
-        for r in row(min(ay[e], by[e]))...row(max(ay[e], by[e])) {
-            for c in col(min(ax[e], bx[e]))...col(max(ax[e], bx[e])) { body(r * nx + c) }
-        }
+    /// The rows and columns of cells edge e's box covers.
+    private func cells(_ e: Int) -> (rows: ClosedRange<Int>, cols: ClosedRange<Int>) {
+        (row(min(ay[e], by[e]))...row(max(ay[e], by[e])), col(min(ax[e], bx[e]))...col(max(ax[e], bx[e])))
     }
 
     private func cell(_ c: Int, _ r: Int) -> ArraySlice<Int32> { entries[Int(offsets[r * nx + c])..<Int(offsets[r * nx + c + 1])] }
@@ -72,15 +86,32 @@ struct EdgeGrid {
         return ex * ex + ey * ey
     }
 
+    /// What a query read: cells visited and edges measured (tests count it).
+    struct Work { var cells = 0, edges = 0 }
+
     func signedDistance(_ p: MercatorPoint) -> Double {
+        var work = Work()
+        return signedDistance(p, work: &work)
+    }
+
+    func signedDistance(_ p: MercatorPoint, work: inout Work) -> Double {
         let cx = col(p.x), cy = row(p.y)
         var best = Double.infinity
+        func visit(_ c: Int, _ r: Int) {
+            work.cells += 1
+            for e in cell(c, r) { work.edges += 1; best = min(best, distance2(p, Int(e))) }
+        }
         var r = 0
         while true {
-            for c in max(0, cx - r)...min(nx - 1, cx + r) {
-                for rr in max(0, cy - r)...min(ny - 1, cy + r) where max(abs(c - cx), abs(rr - cy)) == r {
-                    for e in cell(c, rr) { best = min(best, distance2(p, Int(e))) }
-                }
+            // The cells at Chebyshev distance r from the point's: the square's
+            // border only (walking the whole square each time cost r³ steps).
+            let c0 = max(0, cx - r), c1 = min(nx - 1, cx + r)
+            if cy - r >= 0 { for c in c0...c1 { visit(c, cy - r) } }
+            if r > 0, cy + r < ny { for c in c0...c1 { visit(c, cy + r) } }
+            let r0 = max(0, cy - r + 1), r1 = min(ny - 1, cy + r - 1)
+            if r > 0, r0 <= r1 {
+                if cx - r >= 0 { for rr in r0...r1 { visit(cx - r, rr) } }
+                if cx + r < nx { for rr in r0...r1 { visit(cx + r, rr) } }
             }
             // The nearest point any cell beyond this square can hold.
             var bound = Double.infinity
@@ -91,16 +122,18 @@ struct EdgeGrid {
             if bound == .infinity || (bound > 0 && best <= bound * bound) { break }
             r += 1
         }
-        return (inside(p) ? 1 : -1) * best.squareRoot()
+        return (inside(p, work: &work) ? 1 : -1) * best.squareRoot()
     }
 
     /// Parity of the crossings of the ray from p towards +x.
-    private func inside(_ p: MercatorPoint) -> Bool {
+    private func inside(_ p: MercatorPoint, work: inout Work) -> Bool {
         guard p.y >= minY, p.y <= minY + Double(ny) * size else { return false }
         let r = row(p.y)
         var inside = false
         for c in col(p.x)..<nx {
+            work.cells += 1
             for e32 in cell(c, r) {
+                work.edges += 1
                 let e = Int(e32)
                 guard (ay[e] > p.y) != (by[e] > p.y) else { continue }
                 let xi = (bx[e] - ax[e]) * (p.y - ay[e]) / (by[e] - ay[e]) + ax[e]

@@ -6,6 +6,12 @@ import HeapModule
 /// could still hold a point better than the best found by more than `precision`.
 public enum PoleOfInaccessibility {
     public static func find(_ rings: [[MercatorPoint]], precision: Double) -> MercatorPoint? {
+        var work = EdgeGrid.Work(), queries = 0
+        return find(rings, precision: precision, work: &work, queries: &queries)
+    }
+
+    /// `work`: what the edge grid read (nothing when the edges are scanned), `queries`: distances asked.
+    static func find(_ rings: [[MercatorPoint]], precision: Double, work: inout EdgeGrid.Work, queries: inout Int) -> MercatorPoint? {
         guard let ext = rings.first, ext.count >= 3 else { return nil }
         var box = MercatorRect.empty
         ext.forEach { box.extend($0) }
@@ -22,7 +28,8 @@ public enum PoleOfInaccessibility {
         let grid = rings.reduce(0) { $0 + $1.count } > 256 ? EdgeGrid(rings) : nil   // nil: scan
         func cell(_ x: Double, _ y: Double, _ half: Double) -> Cell {
             let p = MercatorPoint(x: x, y: y)
-            return Cell(x: x, y: y, half: half, d: grid?.signedDistance(p) ?? signedDistance(p, rings))
+            queries += 1
+            return Cell(x: x, y: y, half: half, d: grid?.signedDistance(p, work: &work) ?? signedDistance(p, rings))
         }
 
         var queue = Heap<Cell>()

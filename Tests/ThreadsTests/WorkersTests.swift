@@ -78,3 +78,16 @@ final class WorkersTests: XCTestCase {
         XCTAssertLessThanOrEqual(done, 500)
     }
 }
+
+/// `Locked`: every update of the shared value lands, from any number of threads.
+final class LockedTests: XCTestCase {
+    func testUpdatesFromSeveralThreadsAllLand() {
+        let total = Locked([Int: Int]())
+        DispatchQueue.concurrentPerform(iterations: 4) { w in
+            for i in 0..<5_000 { total.withLock { $0[i % 17, default: 0] += w + 1 } }
+        }
+        let sums = total.withLock { $0 }
+        XCTAssertEqual(sums.count, 17)
+        XCTAssertEqual(sums.values.reduce(0, +), 5_000 * (1 + 2 + 3 + 4))
+    }
+}

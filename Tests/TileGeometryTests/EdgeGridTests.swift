@@ -60,4 +60,30 @@ final class EdgeGridTests: XCTestCase {
         XCTAssertTrue(EdgeGrid([star]) == nil, "the grid should decline")
         XCTAssertNotNil(PoleOfInaccessibility.find([star], precision: 0.05))
     }
+
+    /// The grid holds about one entry per edge, however many holes.
+    func testIndexStaysLinearInTheEdges() throws {
+        for k in [20, 200] {
+            let rings = hall(holes: k)
+            let edges = rings.reduce(0) { $0 + $1.count }
+            let grid = try XCTUnwrap(EdgeGrid(rings))
+            XCTAssertLessThan(grid.entryCount, 4 * edges, "\(k * k) holes")
+        }
+    }
+
+    /// The label search on 16 times the holes (400 -> 6,400): a query reads a few
+    /// cells around its point for the nearest edge and a row of cells for the
+    /// parity (the square root of the edges: about 4 times as many here), and
+    /// the whole search reads about 6.5 times as much, far from the 256 times of
+    /// a search whose work grows with the square of the holes.
+    func testLabelSearchWorkGrowsWithTheHolesNotTheirSquare() throws {
+        func search(_ k: Int) -> (perQuery: Double, total: Int) {
+            var work = EdgeGrid.Work(), queries = 0
+            XCTAssertNotNil(PoleOfInaccessibility.find(hall(holes: k), precision: 0.05, work: &work, queries: &queries))
+            return (Double(work.cells + work.edges) / Double(queries), work.cells + work.edges)
+        }
+        let small = search(20), large = search(80)
+        XCTAssertLessThan(large.perQuery, 8 * small.perQuery, "per query: \(small.perQuery) -> \(large.perQuery)")
+        XCTAssertLessThan(large.total, 16 * small.total, "total: \(small.total) -> \(large.total)")
+    }
 }

@@ -1,4 +1,3 @@
-import Archives
 import Foundation
 
 /// pipeline.json keys of a tileset that say where its tiles go: `layout` (a
@@ -22,7 +21,7 @@ extension PipelineConfig.Tileset {
             }
         }
         if let v = o["archive"] {
-            guard let name = v as? String, let f = ArchiveExport.Format(rawValue: name) else {
+            guard let name = v as? String, let f = ArchiveFormat(rawValue: name) else {
                 throw fail(key + ".archive", "expected \"pmtiles\", \"mbtiles\" or \"zip\"")
             }
             archive = f
@@ -50,4 +49,10 @@ extension PipelineConfig.Tileset {
             }
         }
     }
+}
+
+/// The archive a tileset is packed into besides the tree (`archive`; `venuetiles archive --format`).
+public enum ArchiveFormat: String, CaseIterable, Sendable {
+    case pmtiles, mbtiles, zip
+    public var fileExtension: String { rawValue }
 }

@@ -1,4 +1,4 @@
-import Archives
+import Config
 import Foundation
 import XCTest
 

@@ -1,4 +1,3 @@
-import Archives
 import Foundation
 import VenueModel
 import VenueFormats
@@ -8,6 +7,7 @@ public struct ConfigError: Error, CustomStringConvertible {
     public var file: String
     public var key: String?
     public var problem: String
+    public init(file: String, key: String?, problem: String) { self.file = file; self.key = key; self.problem = problem }
     public var description: String {
         if let key { return "\(file): \"\(key)\": \(problem)" }
         return "\(file): \(problem)"
@@ -72,7 +72,7 @@ public struct PipelineConfig: Sendable {
         public var pathTemplate: String = TilePathTemplate.presets["xyz"]!
         /// The archive the build packs this tileset into besides the tree (pipeline.json `archive`):
         /// one PMTiles or MBTiles file per pyramid, or the venue's zip package.
-        public var archive: ArchiveExport.Format? = nil
+        public var archive: ArchiveFormat? = nil
         /// Raster: which pyramids of the style spec this tileset draws (pipeline.json
         /// `layers`): the floors (`[FLOOR]`), the `outdoors` overview,
         /// `building_outlines_[BUILDING]` and `floor_shadows_[FLOOR]`. Vector: floors only.
