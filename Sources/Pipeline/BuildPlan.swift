@@ -48,27 +48,19 @@ extension Builder {
     /// What each job finds of the last build.
     struct Check { var decision = Decision.render; var intact = false; var previous: Int32 = -1 }
 
-    /// Plan, Keys and Diff: plans the pyramids that are not carried, keys every
-    /// tile and decides, against the last build, what to render.
-    func makePlan(_ pyramids: [Pyramid], _ venues: [PreparedVenue], zooms: [Int], clientFiles: [String], pending: PreviousBuild.Pending,
+    /// Plan, Keys and Diff over the whole build: the venues' planned and keyed
+    /// pyramids (`loadAndPlan`) put in job order, carried pyramids checked, and
+    /// every tile decided, against the last build, rendered or reused.
+    func makePlan(_ inputs: BuildInputs, _ last: LastBuild, zooms: [Int], pending: PreviousBuild.Pending,
                   store: TileStore, _ run: inout BuildRun) throws -> BuildPlan {
-        // The last build's state is read first (its pyramids' digests decide
-        // what to plan); its files are still being checked while planning runs.
-        let previous = try pending.state()
-        // The last build's entries, matched with this build's tiles (under
-        // --force too, so that identical files are left alone); their keys are
-        // trusted only without --force.
-        let reusable = previous.flatMap { $0.version == Generator.version ? $0 : nil }
-        let crashed = try readIntent(store)
-        var plan = BuildPlan(zooms: zooms, pyramids: pyramids, jobs: [], jobStart: [], paths: [], keys: [], checks: [], toRender: [],
-                             previous: previous, reusable: reusable, carried: [:], carriedTilesPerZoom: [:], carriedPerZoom: [:],
-                             crashed: crashed, stale: [], otherFiles: [], touchedSinceManifest: false)
-        let lastRecords = Dictionary((reusable?.pyramids ?? []).map { ($0.directory, $0) }, uniquingKeysWith: { a, _ in a })
-        var carriedEntry = carryUnchanged(&plan, lastRecords)
-        let last = try planUntilIntact(&plan, venues, pending: pending, store: store, carriedEntry: &carriedEntry, &run)
-        let previousEntry = matchPrevious(plan.jobs, plan.paths, plan.pyramids, plan.jobStart, reusable, lastRecords, carriedEntry)
-        plan.checks = diff(plan, previousEntry, intact: last?.intact ?? [], store: store)
-        plan.touchedSinceManifest = last?.touched ?? false
+        var plan = BuildPlan(zooms: zooms, pyramids: inputs.pyramids, jobs: [], jobStart: [], paths: [], keys: [], checks: [], toRender: [],
+                             previous: last.previous, reusable: last.reusable, carried: [:], carriedTilesPerZoom: [:], carriedPerZoom: [:],
+                             crashed: last.crashed, stale: [], otherFiles: [], touchedSinceManifest: false)
+        var carriedEntry = carryUnchanged(&plan, last.records)
+        let lastBuild = try planUntilIntact(&plan, inputs, pending: pending, store: store, carriedEntry: &carriedEntry, &run)
+        let previousEntry = matchPrevious(plan.jobs, plan.paths, plan.pyramids, plan.jobStart, last.reusable, last.records, carriedEntry)
+        plan.checks = diff(plan, previousEntry, intact: lastBuild?.intact ?? [], store: store)
+        plan.touchedSinceManifest = lastBuild?.touched ?? false
         // Paths are unique, so each previous entry is matched by one job at most.
         var matched = carriedEntry
         for c in plan.checks where c.previous >= 0 { matched[Int(c.previous)] = true }
@@ -78,38 +70,36 @@ extension Builder {
         run.summary.reused = plan.jobs.count + plan.carriedCount - plan.toRender.count
         log("plan: \(plan.jobs.count + plan.carriedCount) tiles in \(plan.pyramids.count) pyramids, zooms \(config.minZoom)–\(config.maxZoom): \(plan.toRender.count) to render, \(run.summary.reused) unchanged"
             + (plan.carried.isEmpty ? "" : " (\(plan.carried.count) pyramids with unchanged inputs not planned again)"))
-        findStale(&plan, venues, clientFiles: clientFiles, matched: matched)
-        plan.kept = [previousEntry, matched, carriedEntry, last as Any]
+        findStale(&plan, inputs.venues, clientFiles: inputs.clients.files.map(\.path), matched: matched)
+        plan.kept = [previousEntry, matched, carriedEntry, lastBuild as Any]
         return plan
     }
 
     /// A pyramid whose inputs did not change is the last build's: not planned
-    /// again, provided every file of it is intact and no file is where it had
-    /// a blank tile. That is known only once the files are checked, so the
-    /// carry is decided on the digests first and undone for a damaged pyramid
-    /// (`planUntilIntact`). Returns which of the last build's entries are carried.
+    /// again (`carryUnchanged(_:_:)` per venue), provided every file of it is
+    /// intact and no file is where it had a blank tile. That is known only once
+    /// the files are checked, so the carry is decided on the digests first and
+    /// undone for a damaged pyramid (`planUntilIntact`). Returns which of the
+    /// last build's entries are carried.
     func carryUnchanged(_ plan: inout BuildPlan, _ lastRecords: [String: BuildIndex.PyramidRecord]) -> [Bool] {
         var carriedEntry = [Bool](repeating: false, count: plan.prevList.count)
-        // A shard's folder holds part of each pyramid: its tiles are reused one by one (by key).
-        guard plan.reusable != nil, plan.crashed.isEmpty, !options.force, options.shard == nil else { return carriedEntry }
-        for pi in plan.pyramids.indices {
-            guard let r = lastRecords[plan.pyramids[pi].directory], r.digest == plan.pyramids[pi].digest else { continue }
-            plan.pyramids[pi].carried = true
+        for pi in plan.pyramids.indices where plan.pyramids[pi].carried {
+            let r = lastRecords[plan.pyramids[pi].directory]!
             plan.carried[pi] = r
             for i in r.tiles { carriedEntry[i] = true }
         }
         return carriedEntry
     }
 
-    /// Plans and keys the pyramids not carried; when the last build's file
-    /// checks find a carried pyramid damaged, it is planned after all.
-    func planUntilIntact(_ plan: inout BuildPlan, _ venues: [PreparedVenue], pending: PreviousBuild.Pending, store: TileStore,
+    /// Puts the planned tiles in job order with their paths and keys; when
+    /// the last build's file checks find a carried pyramid damaged, it is
+    /// planned after all (its venue read again).
+    func planUntilIntact(_ plan: inout BuildPlan, _ inputs: BuildInputs, pending: PreviousBuild.Pending, store: TileStore,
                          carriedEntry: inout [Bool], _ run: inout BuildRun) throws -> PreviousBuild? {
         var last: PreviousBuild?
+        if let shard = options.shard { plan.plannedBeforeShard = restrictToShard(&plan.pyramids, shard) }
         while true {
             try cancellation.check()
-            self.plan(&plan.pyramids, venues, zooms: plan.zooms)
-            if let shard = options.shard { plan.plannedBeforeShard = restrictToShard(&plan.pyramids, shard) }
             plan.jobs = []
             plan.jobStart = [Int](repeating: 0, count: plan.pyramids.count + 1)
             for (pi, p) in plan.pyramids.enumerated() {
@@ -121,7 +111,10 @@ extension Builder {
             plan.jobStart[plan.pyramids.count] = plan.jobs.count
             plan.paths = tilePaths(plan.pyramids, count: plan.jobs.count)
             run.lap("plan")
-            plan.keys = inputKeys(plan.jobs, plan.pyramids)
+            plan.keys = []
+            plan.keys.reserveCapacity(plan.jobs.count)
+            for p in plan.pyramids { for k in p.tileKeys { plan.keys += k } }
+            precondition(plan.keys.count == plan.jobs.count, "every planned tile is keyed")
             run.lap("keys")
             if last == nil {
                 last = pending.result()
@@ -132,11 +125,29 @@ extension Builder {
             let damaged = plan.carried.filter { _, r in
                 !r.tiles.allSatisfy({ intact[$0] }) || !blanks[r.blanks].allSatisfy({ store.fileStatus($0.path) == nil })
             }
-            if damaged.isEmpty { return last }
+            if damaged.isEmpty {
+                for pi in plan.pyramids.indices { plan.pyramids[pi].tileKeys = [] }
+                return last
+            }
             for (pi, r) in damaged {
                 plan.pyramids[pi].carried = false
                 plan.carried[pi] = nil
                 for i in r.tiles { carriedEntry[i] = false }
+            }
+            try planDamaged(&plan.pyramids, inputs)
+        }
+    }
+
+    /// Plans and keys the pyramids that are neither carried nor planned (a
+    /// carried one found damaged), reading their venues again.
+    func planDamaged(_ pyramids: inout [Pyramid], _ inputs: BuildInputs) throws {
+        for (vi, range) in inputs.venuePyramids.enumerated() {
+            let wanted = Set(range.filter { !pyramids[$0].carried && pyramids[$0].plans.isEmpty })
+            guard !wanted.isEmpty else { continue }
+            var again = try venueAgain(vi, inputs, planned: pyramids, plan: { wanted.contains(range.lowerBound + $0) }, zooms: Array(config.minZoom...config.maxZoom))
+            keyPlans(&again.pyramids)
+            for k in again.pyramids.indices where wanted.contains(range.lowerBound + k) {
+                pyramids[range.lowerBound + k] = again.pyramids[k].hollowed(tileJSON: writesVenueFiles, minZoom: config.minZoom, maxZoom: config.maxZoom)
             }
         }
     }

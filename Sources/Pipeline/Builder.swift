@@ -108,15 +108,6 @@ struct BuildRun {
     }
 }
 
-/// The Load stage's result.
-struct BuildInputs {
-    var style: Style
-    var sprites: (one: Sprite, two: Sprite)
-    var loaded: [Load.Loaded]
-    /// Of the bytes parsed (see `InputFingerprint`); nil when an input could not be read again.
-    var fingerprint: [UInt8]?
-}
-
 /// Runs the stages: Load → Prepare → Plan (keys, diff) → Render → Store → Manifest.
 public final class Builder {
     public let config: PipelineConfig
@@ -126,8 +117,10 @@ public final class Builder {
     let progress: ((Int, Int, Double) -> Void)?
     /// Set by the caller (the CLI's SIGINT/SIGTERM handler) to stop the build.
     public let cancellation = Cancellation()
+    /// Prepared venues alive with their features and drawing (for tests).
+    let liveVenues = LiveVenues()
     /// SHA-256 of the sprite sheet per pixel ratio, for the raster key header.
-    private var spriteDigests = [Int: String]()
+    var spriteDigests = [Int: String]()
     /// The last run's large values (plans, paths, entries, the last build's
     /// state), kept until the builder is released. Freeing millions of small
     /// allocations took 0.03–0.06 s of a 0.4 s one-unit edit; a command that
@@ -164,6 +157,11 @@ public final class Builder {
         var sources: [(floor: Int, index: Int)] = []
         /// Where its tiles go when its tileset's layout is not the xyz tree (`TileLayout.swift`).
         var layout: PyramidLayout? = nil
+        /// The input key of each planned tile, per plan (parallel to `plans[i].tiles`):
+        /// made while its venue's items are at hand, flattened into `BuildPlan.keys`.
+        var tileKeys: [[Digest16]] = []
+        /// A vector pyramid's TileJSON `vector_layers`, made from its items before they are dropped.
+        var vectorLayers: [TileJSON.VectorLayer]? = nil
     }
 
     struct Job { var pyramid: Int32; var plan: Int32; var tile: Int32 }
@@ -192,17 +190,9 @@ public final class Builder {
         let store = TileStore(root: run.outputDir)
         let pending = PreviousBuild.Pending(store: store, checkFiles: true)
 
-        let inputs = try loadInputs(&run)                                       // Load
-        let venues = prepare(inputs, &run)
-        let pyramids = describe(venues, zooms: zooms)                           // Prepare
-        try checkTileLayouts(pyramids)
-        try checkTileBudget(pyramids, venues, zooms: zooms)
-        let clients = try writesVenueFiles ? clientFiles(venues, pyramids, style: inputs.style, sprites: inputs.sprites) : (files: [], warnings: [])   // web clients' files
-        clients.warnings.forEach { log("warning: \($0)") }
-        run.summary.warnings += clients.warnings.count
-        run.lap("prepare")
-        try cancellation.check()
-        let plan = try makePlan(pyramids, venues, zooms: zooms, clientFiles: clients.files.map(\.path), pending: pending, store: store, &run)   // Plan, Keys, Diff
+        let last = try lastBuild(pending, store: store)
+        let inputs = try loadAndPlan(last, zooms: zooms, &run)                  // Load, Prepare, Plan (a venue at a time)
+        let plan = try makePlan(inputs, last, zooms: zooms, pending: pending, store: store, &run)   // Plan, Keys, Diff
         if options.dryRun {
             run.summary.report = dryRunReport(plan.jobs, plan.decisions, plan.pyramids, zooms, carried: plan.carriedPerZoom, stale: plan.stale)
             run.summary.rendered = plan.toRender.count
@@ -215,12 +205,12 @@ public final class Builder {
         let commit = try Commit(plan, store: store, log: log)
         defer { commit.rollBack() }
         try pauseForTests("writing", cancellation)
-        var rendered = try renderAndStore(plan, venues, sprites: inputs.sprites, commit: commit, &run)   // Render, Store
+        var rendered = try renderAndStore(plan, inputs, commit: commit, &run)   // Render, Store
         let counts = count(plan, rendered.entries)
         var files = [Manifest.TileEntry]()
-        let tileJSON = try writeTileJSON(plan, venues, counts, legend: FloorsIndex.legendEntries(inputs.style), store: store, files: &files)
-        let meshes = try writeMeshes(venues, style: inputs.style, store: store, files: &files, &run)
-        let clientsChanged = try writeFiles(clients.files, store: store, files: &files)
+        let tileJSON = try writeTileJSON(plan, inputs.venues, counts, legend: FloorsIndex.legendEntries(inputs.style), store: store, files: &files)
+        let meshes = try writeMeshes(inputs.meshes, store: store, files: &files)
+        let clientsChanged = try writeFiles(inputs.clients.files, store: store, files: &files)
         run.summary.deleted = commit.toDelete.count
         let shard = try shardRecord(plan, fingerprint: inputs.fingerprint, warnings: run.summary.warnings, invalidDropped: run.summary.invalidPolygonsDropped)
         run.lap("tilejson")
@@ -228,7 +218,7 @@ public final class Builder {
 
         let lists = manifestLists(plan, counts, entries: &rendered.entries, blanks: rendered.blanks)   // Manifest
         var manifest = Manifest(generator: .init(name: Generator.name, version: Generator.version),
-                                venues: venueEntries(venues, inputs.loaded, plan.pyramids, zooms, counts.tiles, counts.bytes, counts.blanks,
+                                venues: venueEntries(inputs.venues, inputs.loaded, plan.pyramids, zooms, counts.tiles, counts.bytes, counts.blanks,
                                                      counts.perZoom, tileJSON.paths, meshes.entries),
                                 tiles: lists.tiles, files: files, blank_tiles: lists.blanks, shard: shard)
         run.summary.tilesWritten = counts.tiles.reduce(0, +)
@@ -248,7 +238,7 @@ public final class Builder {
                           changedFiles: rendered.changedFiles + tileJSON.changed + meshes.changed + clientsChanged + archivesChanged,
                           fingerprint: indexFingerprint(inputs.fingerprint), counts: c, commit: commit)
         run.lap("manifest+delete")
-        keptUntilRelease = [plan, manifest, venues, inputs, lists.records]
+        keptUntilRelease = [plan, manifest, inputs, lists.records]
         return run.finish()
     }
 
@@ -262,36 +252,6 @@ public final class Builder {
         run.summary.blankSkipped = last.blank; run.summary.warnings = last.warnings
         run.lap("unchanged check")
         return run.finish()
-    }
-
-    /// Load: the style, the sprites and every source, read and checked before
-    /// the output folder is touched, and the fingerprint of the bytes parsed
-    /// (an input edited since the no-op check is not taken for the one on disk).
-    func loadInputs(_ run: inout BuildRun) throws -> BuildInputs {
-        try pauseForTests("loading", cancellation)
-        let (style, styleBytes) = try Load.styleAndBytes(config.style)
-        style.warnings.forEach { log("warning: \($0)") }
-        run.summary.warnings += style.warnings.count
-        let sprites = try Load.sprites(config.sprite)
-        let spriteWarnings = Load.missingSpriteImages(style, sprites.one)
-        spriteWarnings.forEach { log("warning: \($0)") }
-        run.summary.warnings += spriteWarnings.count
-        spriteDigests = [1: Digest32(bytes: SHA256.hash(data: sprites.one.png)).hex, 2: Digest32(bytes: SHA256.hash(data: sprites.two.png)).hex]
-        var loaded = [Load.Loaded]()
-        let recorder = InputFingerprint.Recorder()
-        for s in config.sources {
-            try cancellation.check()
-            let l = try Load.source(s, threads: options.jobs, recorder: recorder)
-            for d in l.diagnostics { log(d.description) }
-            let w = l.diagnostics.filter { $0.kind == .warning }.count
-            log("load: \(s.id): \(l.venue.levels.count) levels, \(l.venue.features.count) features, \(w) warnings")
-            run.summary.warnings += w
-            loaded.append(l)
-        }
-        let fingerprint = try? InputFingerprint.parsed(config, configBytes: config.parsedBytes, styleBytes: styleBytes,
-                                                       sources: loaded.map { ($0.bundle!, $0.names) }, recorder: recorder)
-        run.lap("load")
-        return BuildInputs(style: style, sprites: sprites, loaded: loaded, fingerprint: fingerprint)
     }
 
     // MARK: - stages
@@ -527,14 +487,6 @@ public final class Builder {
                 buf += ext
                 return String(decoding: buf, as: UTF8.self)
             }
-        }
-    }
-
-    /// The input key of every job, in job order.
-    func inputKeys(_ jobs: [Job], _ pyramids: [Pyramid]) -> [Digest16] {
-        perJob(pyramids, count: jobs.count, placeholder: Digest16(high: 0, low: 0)) { p, plan, range in
-            let header = InputKeys.headerBytes(keyHeader(p, zoom: plan.zoom))
-            return range.map { InputKeys.tile(header: header, tile: plan.tiles[$0], items: p.itemKeys, indices: plan.items[$0]) }
         }
     }
 

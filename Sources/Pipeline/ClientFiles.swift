@@ -1,30 +1,36 @@
 import Archives
 import Clients
+import Crypto
 import Foundation
 import Styling
 
 extension Builder {
-    /// The files web clients use, per venue (see `VenueClientFiles`): MapLibre
-    /// styles, sprite, glyphs, floors.json and the preview page. Made from the
-    /// prepared venues and the venue-wide vector pyramid (for the label texts
-    /// the glyphs must cover); paths are relative to the output folder.
-    func clientFiles(_ venues: [PreparedVenue], _ pyramids: [Pyramid], style: Style, sprites: (one: Sprite, two: Sprite)) throws
-        -> (files: [(path: String, data: Data)], warnings: [String]) {
-        let fonts = try FontCatalog()
-        var files = [(path: String, data: Data)](), warnings = [String]()
-        // A font the style names that is not installed: raster labels would fall back without a word.
-        var users = [String: [String]]()
+    /// A font the style names that is not installed: raster labels would fall back without a word.
+    func fontWarnings(_ style: Style, _ fonts: FontCatalog) -> [String] {
+        var users = [String: [String]](), warnings = [String]()
         for (id, l) in style.layers { if let n = l.fontName { users[n, default: []].append(id) } }
         for (name, ids) in users.sorted(by: { $0.key < $1.key }) where fonts[name] == nil {
             warnings.append("\(style.id): \"font-name\": \"\(name)\" (\(ids.sorted().joined(separator: ", "))) is not an installed font (family, or family and face such as \"DejaVu Sans Bold\"); labels use fontconfig's fallback")
         }
-        for (vi, v) in venues.enumerated() {
-            let out = try VenueClientFiles.make(clientVenue(v, labels: labelTexts(pyramids, venue: vi)),
-                                                style: style, sprites: sprites, fonts: fonts)
-            files += out.files
-            warnings += out.warnings
+        return warnings
+    }
+
+    /// The files web clients use for one venue (see `VenueClientFiles`):
+    /// MapLibre styles, sprite, glyphs, floors.json and the preview page. Made
+    /// from the prepared venue and its venue-wide vector pyramid (for the label
+    /// texts the glyphs must cover); paths are relative to the output folder.
+    /// Every venue has its own copy of the vendored MapLibre files (about 1 MB)
+    /// and usually the same glyph ranges: held until the commit, each content
+    /// is kept once (`interned`), however many venues have it.
+    func clientFiles(_ v: PreparedVenue, _ pyramids: [Pyramid], style: Style, sprites: (one: Sprite, two: Sprite), fonts: FontCatalog,
+                     interned: inout [Digest32: Data]) throws -> (files: [(path: String, data: Data)], warnings: [String]) {
+        let out = try VenueClientFiles.make(clientVenue(v, labels: labelTexts(pyramids, venue: 0)), style: style, sprites: sprites, fonts: fonts)
+        let files = out.files.map { f -> (path: String, data: Data) in
+            let d = Digest32(bytes: SHA256.hash(data: f.data))
+            if interned[d] == nil { interned[d] = f.data }
+            return (f.path, interned[d]!)
         }
-        return (files, warnings)
+        return (files, out.warnings)
     }
 
     func clientVenue(_ v: PreparedVenue, labels: [String]) -> ClientVenue {

@@ -67,6 +67,12 @@ final class Commit {
     }
 }
 
+/// A venue's glTF files and its manifest entry.
+struct VenueMeshes {
+    var files: [(path: String, data: Data)]
+    var entry: Manifest.MeshEntry?
+}
+
 /// Per pyramid: files, bytes, blank tiles, and files per zoom.
 struct PyramidCounts {
     var tiles: [Int], bytes: [Int], blanks: [Int], perZoom: [[Int]]
@@ -120,42 +126,46 @@ extension Builder {
         return changed
     }
 
-    /// glTF meshes: one per floor, and the floors stacked in one per venue.
-    func writeMeshes(_ venues: [PreparedVenue], style: Style, store: TileStore, files: inout [Manifest.TileEntry],
-                     _ run: inout BuildRun) throws -> (entries: [Int: Manifest.MeshEntry], changed: Int) {
-        var meshEntries = [Int: Manifest.MeshEntry](), changed = 0
-        guard let mesh = config.mesh, writesVenueFiles else { return (meshEntries, 0) }
-        func put(_ rel: String, _ data: Data) throws {
-            if try store.writeIfChanged(rel, data, stage: true) { changed += 1 }
-            files.append(Manifest.TileEntry(path: rel, sha256: Digest32(bytes: SHA256.hash(data: data)), bytes: data.count))
+    /// glTF meshes of one venue: one per floor, and the floors stacked in one;
+    /// made while the venue is prepared, written with the other files (`writeMeshes`).
+    func meshFiles(_ v: PreparedVenue, style: Style, _ run: inout BuildRun) throws -> VenueMeshes? {
+        guard let mesh = config.mesh else { return nil }
+        var out = VenueMeshes(files: [], entry: nil)
+        let origin = v.venue.displayPoint ?? v.bounds.center
+        let frame = LocalFrame(origin: origin)
+        let extras: [String: Any] = ["origin": ["lon": origin.lon, "lat": origin.lat, "height": 0.0],
+                                     "frame": "ENU metres around origin: +X east, +Y up, +Z south",
+                                     "venue": v.sourceID]
+        var floorFiles = [String: String]()
+        var stacked = [MeshNode]()
+        for f in v.primaryFloors {
+            var problems = [String]()
+            let node = MeshBuild.floorNode(f, venue: v.venue, frame: frame, style: style, options: mesh, problems: &problems)
+            for p in problems { log("warning: \(v.sourceID) mesh: \(p)") }
+            run.summary.warnings += problems.count
+            let rel = "\(v.sourceID)/\(f.id)/mesh.glb"
+            out.files.append((rel, try GLBWriter.encode(nodes: [node], generator: "\(Generator.name) \(Generator.version)",
+                                                        extras: extras.merging(["floor": f.id, "ordinal": f.floor.fraction == 0 ? f.floor.ordinal as Any : f.floor.position]) { a, _ in a })))
+            floorFiles[f.id] = rel
+            var lifted = node
+            lifted.translation = (0, f.floor.position * mesh.floorHeight, 0)
+            stacked.append(lifted)
         }
-        for (vi, v) in venues.enumerated() {
-            let origin = v.venue.displayPoint ?? v.bounds.center
-            let frame = LocalFrame(origin: origin)
-            let extras: [String: Any] = ["origin": ["lon": origin.lon, "lat": origin.lat, "height": 0.0],
-                                         "frame": "ENU metres around origin: +X east, +Y up, +Z south",
-                                         "venue": v.sourceID]
-            var floorFiles = [String: String]()
-            var stacked = [MeshNode]()
-            for f in v.primaryFloors {
-                var problems = [String]()
-                let node = MeshBuild.floorNode(f, venue: v.venue, frame: frame, style: style, options: mesh, problems: &problems)
-                for p in problems { log("warning: \(v.sourceID) mesh: \(p)") }
-                run.summary.warnings += problems.count
-                let rel = "\(v.sourceID)/\(f.id)/mesh.glb"
-                try put(rel, try GLBWriter.encode(nodes: [node], generator: "\(Generator.name) \(Generator.version)",
-                                                  extras: extras.merging(["floor": f.id, "ordinal": f.floor.fraction == 0 ? f.floor.ordinal as Any : f.floor.position]) { a, _ in a }))
-                floorFiles[f.id] = rel
-                var lifted = node
-                lifted.translation = (0, f.floor.position * mesh.floorHeight, 0)
-                stacked.append(lifted)
-            }
-            let rel = "\(v.sourceID)/venue.glb"
-            try put(rel, try GLBWriter.encode(nodes: stacked, generator: "\(Generator.name) \(Generator.version)",
-                                              extras: extras.merging(["floor_height": mesh.floorHeight]) { a, _ in a }))
-            meshEntries[vi] = Manifest.MeshEntry(origin: [origin.lon, origin.lat, 0], floor_height: mesh.floorHeight, venue: rel, floors: floorFiles)
+        let rel = "\(v.sourceID)/venue.glb"
+        out.files.append((rel, try GLBWriter.encode(nodes: stacked, generator: "\(Generator.name) \(Generator.version)",
+                                                    extras: extras.merging(["floor_height": mesh.floorHeight]) { a, _ in a })))
+        out.entry = Manifest.MeshEntry(origin: [origin.lon, origin.lat, 0], floor_height: mesh.floorHeight, venue: rel, floors: floorFiles)
+        return out
+    }
+
+    /// Writes the meshes made with each venue; returns their manifest entries by venue.
+    func writeMeshes(_ meshes: [VenueMeshes], store: TileStore, files: inout [Manifest.TileEntry]) throws -> (entries: [Int: Manifest.MeshEntry], changed: Int) {
+        var entries = [Int: Manifest.MeshEntry](), changed = 0
+        for (vi, m) in meshes.enumerated() {
+            changed += try writeFiles(m.files, store: store, files: &files)
+            entries[vi] = m.entry
         }
-        return (meshEntries, changed)
+        return (entries, changed)
     }
 
     /// The manifest's lists, in pyramid order: a carried pyramid's entries come

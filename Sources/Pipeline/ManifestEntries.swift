@@ -11,10 +11,8 @@ extension Builder {
         let c = TileJSONExtent.center(v.venue.displayPoint, in: b)
         let floorName: String = p.name == "all" ? "all floors" :
             (v.floors.first { $0.id == p.name }.flatMap { $0.floor.shortName(language: v.venue.language) } ?? p.name)
-        var layers: [TileJSON.VectorLayer]? = nil
-        if case .vector(let items, let table) = p.content {
-            layers = TileJSONLayers.describe(items, table: table, venueWide: p.name == "all", minzoom: config.minZoom, maxzoom: config.maxZoom)
-        }
+        // Described from its items while they were at hand (`Pyramid.hollowed`).
+        let layers = p.vectorLayers
         var tj = TileJSON(name: "\(v.venue.name.text(preferring: v.venue.language) ?? v.sourceID) — \(floorName)",
                         description: "\(Generator.name) \(ts.format.rawValue) tiles of \(v.sourceID), \(p.name)",
                         tiles: [tileURL(p, v).url],

@@ -60,6 +60,8 @@ public struct PreparedVenue: Sendable {
     public var overlays: [PreparedFloor] = []
     /// Problems that did not stop preparing (a per-building build of a venue without buildings).
     public var warnings: [String] = []
+    /// Held while its features and drawing are (see `LiveVenues`).
+    var liveToken: LiveVenues.Token? = nil
 
     /// A floor (`index < floors.count`) or an overlay after them: the index of a raster pyramid's sheet.
     public func sheet(_ index: Int) -> PreparedFloor {

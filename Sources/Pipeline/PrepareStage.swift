@@ -13,28 +13,6 @@ extension PipelineConfig.Tileset {
     }
 }
 
-extension Builder {
-    /// Prepare: every venue's floors (and the raster pyramids asked for besides
-    /// them), then the style's exact ids checked against what the build has.
-    func prepare(_ inputs: BuildInputs, _ run: inout BuildRun) -> [PreparedVenue] {
-        var options = PrepareOptions()
-        options.floorKinds = config.floorKinds
-        let layers = config.tilesets.filter { $0.format == .png }.reduce(into: Set<PipelineConfig.Tileset.Layer>()) { $0.formUnion($1.layers) }
-        options.outdoors = layers.contains(.outdoors)
-        options.buildingOutlines = layers.contains(.buildingOutlines)
-        options.floorShadows = layers.contains(.floorShadows)
-        let venues = inputs.loaded.map {
-            Prepare.run(sourceID: $0.sourceID, venue: $0.venue, style: inputs.style, sprite: inputs.sprites.one, options: options)
-        }
-        var warnings = venues.flatMap(\.warnings)
-        warnings += StyleIDCheck.unmatched(inputs.style, floors: Set(venues.flatMap { $0.floors.flatMap(\.floor.styleIDs) }),
-                                           buildings: Set(venues.flatMap { v in v.venue.buildingIndex.flatMap { [$0.id, $0.specID] } }))
-        warnings.forEach { log("warning: \($0)") }
-        run.summary.warnings += warnings.count
-        return venues
-    }
-}
-
 /// Exact style ids that name a floor or building this build does not have:
 /// the entry would silently style nothing (a typo, or a floor id of another
 /// floor scheme: `floor_b1` is building 1's prefix, not a basement).

@@ -14,47 +14,61 @@ struct RenderedTiles {
 }
 
 extension Builder {
-    /// Render and Store: the plan's tiles to render, grouped into units
-    /// (`renderUnits`), drawn or encoded on `--jobs` workers, written by one
-    /// writer in plan order; reused tiles keep the last build's entries.
-    func renderAndStore(_ plan: BuildPlan, _ venues: [PreparedVenue], sprites: (one: Sprite, two: Sprite), commit: Commit,
-                        _ run: inout BuildRun) throws -> RenderedTiles {
+    /// Render and Store: the plan's tiles to render, a venue at a time (read,
+    /// prepared and planned again, `venueAgain`, and dropped once its tiles
+    /// are written), grouped into units (`renderUnits`), drawn or encoded on
+    /// `--jobs` workers, written by one writer in plan order; reused tiles keep
+    /// the last build's entries.
+    func renderAndStore(_ plan: BuildPlan, _ inputs: BuildInputs, commit: Commit, _ run: inout BuildRun) throws -> RenderedTiles {
         let workers = options.jobs
         var renderers = [[Int: TileRenderer]](repeating: [:], count: workers)
         let encodings = EncodedImageCache()
         for w in 0..<workers {
             for ts in config.tilesets where ts.format == .png && renderers[w][ts.scale] == nil {
-                renderers[w][ts.scale] = try TileRenderer(scale: ts.scale, sprite: ts.scale >= 2 ? sprites.two : sprites.one, encodings: encodings,
-                                                          quantize: ts.quantize ? .tiles : nil)
+                renderers[w][ts.scale] = try TileRenderer(scale: ts.scale, sprite: ts.scale >= 2 ? inputs.sprites.two : inputs.sprites.one,
+                                                          encodings: encodings, quantize: ts.quantize ? .tiles : nil)
             }
         }
         // Each worker's own scratch space for vector tiles.
         let vectorSpaces = (0..<workers).map { _ in MVTEncoder.Workspace() }
         let writer = makeWriter(plan, store: commit.store)
         commit.writer = writer
-        let (units, batchEnds) = renderUnits(plan)
-        let (jobs, pyramids, total, start) = (plan.jobs, plan.pyramids, plan.toRender.count, run.start)
+        let (jobs, total, start) = (plan.jobs, plan.toRender.count, run.start)
+        let decisions = plan.decisions
         var lastReport = Date()
-        var done = 0
-        try Workers.stream(units.count, workers: workers, ends: batchEnds, placeholder: []) { w, u in
-            self.render(units.jobs(u), span: units.span(u), jobs, pyramids, venues, renderers[w], vectorSpaces[w])
-        } deliver: { range, results in
-            var batch = [(job: Int, result: Result<TileWriter.Rendered?, Error>)]()
-            for (u, r) in zip(range, results) {
-                for (ji, result) in zip(units.jobs(u), r) { batch.append((Int(ji), result)) }
+        var done = 0, next = 0
+        for (vi, range) in inputs.venuePyramids.enumerated() {
+            // The venue's jobs are contiguous (pyramids in venue order), so are its tiles to render.
+            let first = next
+            while next < plan.toRender.count && plan.toRender[next] < plan.jobStart[range.upperBound] { next += 1 }
+            guard next > first else { continue }
+            try cancellation.check()
+            let again = try venueAgain(vi, inputs, planned: plan.pyramids, plan: { !plan.pyramids[range.lowerBound + $0].carried }, zooms: plan.zooms)
+            let pyramids = plan.pyramids.replacing(range, with: again.pyramids)
+            let venues = inputs.venues.replacing(vi..<(vi + 1), with: [again.venue])
+            run.lap("reread venue")
+            let (units, batchEnds) = renderUnits(plan, plan.toRender[first..<next], decisions, pyramids)
+            try Workers.stream(units.count, workers: workers, ends: batchEnds, placeholder: []) { w, u in
+                self.render(units.jobs(u), span: units.span(u), jobs, pyramids, venues, renderers[w], vectorSpaces[w])
+            } deliver: { range, results in
+                var batch = [(job: Int, result: Result<TileWriter.Rendered?, Error>)]()
+                for (u, r) in zip(range, results) {
+                    for (ji, result) in zip(units.jobs(u), r) { batch.append((Int(ji), result)) }
+                }
+                // A stop request ends the stream here: the workers wind down, nothing half written.
+                try self.cancellation.check()
+                // One writer, writing this batch while the workers render the next ones.
+                try writer.submit(batch)
+                done += batch.count
+                if let progress {
+                    progress(done, total, Date().timeIntervalSince(start))
+                } else if Date().timeIntervalSince(lastReport) > 2 || done == total {
+                    let el = Date().timeIntervalSince(start)
+                    log("render: \(done)/\(total) tiles (\(done * 100 / max(total, 1))%), \(Int(Double(done) / max(el, 0.001))) tiles/s")
+                    lastReport = Date()
+                }
             }
-            // A stop request ends the stream here: the workers wind down, nothing half written.
-            try self.cancellation.check()
-            // One writer, writing this batch while the workers render the next ones.
-            try writer.submit(batch)
-            done += batch.count
-            if let progress {
-                progress(done, total, Date().timeIntervalSince(start))
-            } else if Date().timeIntervalSince(lastReport) > 2 || done == total {
-                let el = Date().timeIntervalSince(start)
-                log("render: \(done)/\(total) tiles (\(done * 100 / max(total, 1))%), \(Int(Double(done) / max(el, 0.001))) tiles/s")
-                lastReport = Date()
-            }
+            run.lap("render+encode")
         }
         try writer.finish()
         run.summary.rendered = done
@@ -98,7 +112,7 @@ extension Builder {
     /// venue-wide twin (`vectorTileGroups`); other tiles alone. Flat, so that a
     /// million one-tile units cost no million small arrays. Then batches of
     /// whole units, about 1,024 tiles each, that go to the writer in plan order.
-    func renderUnits(_ plan: BuildPlan) -> (units: RenderUnits, batchEnds: [Int]) {
+    func renderUnits(_ plan: BuildPlan, _ toRender: ArraySlice<Int>, _ decisions: [Decision], _ pyramids: [Pyramid]) -> (units: RenderUnits, batchEnds: [Int]) {
         var units = RenderUnits()
         var groups = [MetatileKey: [Int32]](), order = [MetatileKey]()
         var current: (Int32, Int32)? = nil
@@ -106,11 +120,12 @@ extension Builder {
             for k in order { units.append(groups[k]!, span: k.span) }
             groups.removeAll(keepingCapacity: true); order.removeAll(keepingCapacity: true)
         }
-        let vectorGroups = vectorTileGroups(plan.jobs, plan.decisions, plan.pyramids, plan.jobStart)
-        for ji in plan.toRender where !vectorGroups.grouped[ji] {
+        // Only the venue being rendered has its pyramids' item sources: its groups.
+        let vectorGroups = vectorTileGroups(plan.jobs, decisions, pyramids, plan.jobStart)
+        for ji in toRender where !vectorGroups.grouped[ji] {
             let j = plan.jobs[ji]
             if current.map({ $0 != (j.pyramid, j.plan) }) ?? true { flushGroups(); current = (j.pyramid, j.plan) }
-            let p = plan.pyramids[Int(j.pyramid)]
+            let p = pyramids[Int(j.pyramid)]
             let t = p.plans[Int(j.plan)].tiles[Int(j.tile)]
             let span = config.tilesets[p.tileset].metatileSpan(zoom: t.z)
             guard span > 1 else { units.append(CollectionOfOne(Int32(ji)), span: 1); continue }
@@ -129,5 +144,14 @@ extension Builder {
         }
         if units.count > 0 { batchEnds.append(units.count) }
         return (units, batchEnds)
+    }
+}
+
+extension Array {
+    /// A copy with `range` replaced.
+    func replacing(_ range: Range<Int>, with elements: [Element]) -> [Element] {
+        var copy = self
+        copy.replaceSubrange(range, with: elements)
+        return copy
     }
 }

@@ -113,7 +113,9 @@ extension Builder {
             for zi in pyramids[pi].plans.indices {
                 let plan = pyramids[pi].plans[zi]
                 let keep = plan.tiles.indices.filter { assignment[Int(unitOf[pi][zi][$0])] == shard.index }
-                pyramids[pi].plans[zi] = FloorZoomPlan(zoom: plan.zoom, tiles: keep.map { plan.tiles[$0] }, items: keep.map { plan.items[$0] })
+                // Item lists are dropped once a venue is keyed; rendering plans it again (`venueAgain`).
+                pyramids[pi].plans[zi] = FloorZoomPlan(zoom: plan.zoom, tiles: keep.map { plan.tiles[$0] }, items: plan.items.isEmpty ? [] : keep.map { plan.items[$0] })
+                if zi < pyramids[pi].tileKeys.count { pyramids[pi].tileKeys[zi] = keep.map { pyramids[pi].tileKeys[zi][$0] } }
             }
         }
         let mean = Double(counts.reduce(0, +)) / Double(shard.count)

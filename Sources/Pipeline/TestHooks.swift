@@ -38,3 +38,24 @@ func pauseForTests(_ point: String, _ cancellation: Cancellation) throws {
     for _ in 0..<600 where !FileManager.default.fileExists(atPath: p.file) && cancellation.signal == nil { usleep(100_000) }
     try cancellation.check()
 }
+
+/// Counts the prepared venues alive with their features and drawing (each
+/// copy of one holds its token; `PreparedVenue.hollowed` drops it): the
+/// working set a test checks to be one venue, whatever the number of venues.
+final class LiveVenues: @unchecked Sendable {
+    private let lock = NSLock()
+    private var alive = 0
+    private var highest = 0
+
+    final class Token: Sendable {
+        let owner: LiveVenues
+        init(_ owner: LiveVenues) {
+            self.owner = owner
+            owner.lock.lock(); owner.alive += 1; owner.highest = max(owner.highest, owner.alive); owner.lock.unlock()
+        }
+        deinit { owner.lock.lock(); owner.alive -= 1; owner.lock.unlock() }
+    }
+
+    /// The most prepared venues alive at once so far.
+    var peak: Int { lock.lock(); defer { lock.unlock() }; return highest }
+}

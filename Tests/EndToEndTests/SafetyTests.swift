@@ -225,6 +225,26 @@ final class SafetyTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: out.appendingPathComponent("manifest.json")), try Data(contentsOf: clean.appendingPathComponent("manifest.json")))
     }
 
+    /// Rendering reads each venue again (it was dropped after planning): a
+    /// source edited in between would give tiles other than the planned ones,
+    /// so the build stops and the previous output is put back.
+    func testAnInputEditedBetweenPlanAndRenderStopsTheBuild() throws {
+        try build()
+        let before = CLI.snapshot(out)
+        try renameShop("Planned")
+        let gate = dir.appendingPathComponent("gate").path
+        let p = try CLI.start(["build", "--config", config.path, "-q"], env: ["VENUETILES_TEST_PAUSE": "writing:\(gate)"])
+        try CLI.waitForFile(gate + ".reached")
+        try renameShop("Edited Meanwhile")
+        _ = FileManager.default.createFile(atPath: gate, contents: nil)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 1, "refused as a changed input")
+        XCTAssertEqual(CLI.snapshot(out), before, "exactly the previous output")
+        try assertVerifies()
+        XCTAssertGreaterThan(try build().rendered, 0)
+        try assertVerifies()
+    }
+
     // MARK: 6. consistent between builds
 
     func testAFailedIncrementalBuildPutsThePreviousOutputBack() throws {

@@ -79,6 +79,25 @@ final class GoldenTests: XCTestCase {
         try assertGolden("mvf/manifest.json", text: String(decoding: try Data(contentsOf: out.appendingPathComponent("manifest.json")), as: UTF8.self))
     }
 
+    /// Several venues of every format in one build, with meshes and web
+    /// clients' files (each venue read, planned and rendered on its own): the
+    /// manifest (every file's SHA-256) pinned, and 1 and 2 workers give the same files.
+    func testSeveralVenues() throws {
+        try MVFFixture.writeV3(to: work.appendingPathComponent("hall-mvf"))
+        let imdf = GoldenTests.fixture.path
+        let osm = GoldenTests.fixture.deletingLastPathComponent().appendingPathComponent("osm-indoor.geojson").path
+        let config = """
+        {"output": "out", "zoom": {"min": 18, "max": 19},
+         "sources": [{"id": "a", "format": "imdf", "path": "\(imdf)"}, {"id": "hall", "format": "mvf", "path": "hall-mvf"},
+                     {"id": "mall", "format": "geojson", "path": "\(osm)"}, {"id": "b", "format": "imdf", "path": "\(imdf)"}],
+         "tilesets": [{"format": "png"}, {"format": "mvt"}], "mesh": true}
+        """
+        let two = work.appendingPathComponent("two-workers")
+        try FileManager.default.moveItem(at: try build(config, jobs: 2), to: two)
+        try assertGolden("venues/manifest.json", text: String(decoding: try Data(contentsOf: two.appendingPathComponent("manifest.json")), as: UTF8.self))
+        XCTAssertEqual(ShardFixture.differences(two, try build(config, jobs: 1)), [], "1 and 2 workers")
+    }
+
     // MARK: - comparing and recording
 
     /// Every tile under `folder`: a vector tile decoded to JSON text, a PNG by pixels.
