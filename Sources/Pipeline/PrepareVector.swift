@@ -44,24 +44,7 @@ public enum PrepareVector {
     /// named unit, most of this stage's time).
     public static func run(_ v: PreparedVenue, workers: Int = 1) -> PreparedVectorVenue {
         let venue = v.venue
-        // Occupant names reach units through anchors: the label of a unit is its
-        // own name, else the name of the first occupant anchored in it.
-        var occupantName = [String: LocalizedName]()
-        for a in venue.features where a.featureClass == .anchor && !a.name.isEmpty {
-            if let u = a.unitID, occupantName[u] == nil { occupantName[u] = a.name }
-        }
-
-        // Named units only, as below: unnamed ones carry no label.
-        let unitIndices = venue.features.indices.filter { i in
-            let f = venue.features[i]
-            return isUnitClass(f.featureClass) && (!f.name.isEmpty || !(occupantName[f.id]?.isEmpty ?? true))
-        }
-        let unitAnchors = Workers.map(unitIndices.count, workers: workers, placeholder: MercatorPoint?.none) { _, i in
-            labelPoint(venue.features[unitIndices[i]])
-        }
-        var anchorOf = [String: MercatorPoint]()
-        for (i, fi) in unitIndices.enumerated() { if let a = unitAnchors[i] { anchorOf[venue.features[fi].id] = a } }
-
+        let (occupantName, anchorOf) = unitLabels(venue, workers: workers)
         let props = VectorProperties(v)
         let specID = v.buildingSpecIDs
         func properties(_ f: Feature, name: LocalizedName, fill: String? = nil) -> [(key: String, value: MVTValue)] {
@@ -91,17 +74,7 @@ public enum PrepareVector {
         for pf in v.floors {
             let inStack = pf.floor.building == nil || !stacked
             var items = [(order: Int, seq: Int, item: VectorItem)]()
-            let levelIDs = Set(pf.floor.levels.map(\.id))
-            var feats = [Feature]()
-            if let g = venue.geometry {
-                feats.append(Feature(id: venue.id, featureClass: .venue, category: venue.category, levelID: nil, name: venue.name, geometry: g))
-            }
-            feats += venue.features.filter { $0.levelID == nil && $0.featureClass == .building }
-            for level in pf.floor.levels {
-                if let outline = level.outlineFeature { feats.append(outline) }
-            }
-            feats += venue.features.filter { $0.levelID.map(levelIDs.contains) == true }
-
+            let feats = floorFeatures(venue, pf)
             for f in feats {
                 // Hidden in the venue's own styles (MVF): left out like the raster leaves it out.
                 guard let template = LayerTable.template(for: f.featureClass), f.sourcePaint?.hidden != true else { continue }
@@ -150,6 +123,43 @@ public enum PrepareVector {
         out.overview = overview.map(\.item)
         out.allSource = all.map { position[$0.seq]! }
         return out
+    }
+
+    /// Occupant names by unit (a unit's label is its own name, else that of
+    /// the first occupant anchored in it) and the label anchor of every named
+    /// unit: a pole of inaccessibility each, on `workers` threads.
+    static func unitLabels(_ venue: Venue, workers: Int) -> (occupantName: [String: LocalizedName], anchorOf: [String: MercatorPoint]) {
+        var occupantName = [String: LocalizedName]()
+        for a in venue.features where a.featureClass == .anchor && !a.name.isEmpty {
+            if let u = a.unitID, occupantName[u] == nil { occupantName[u] = a.name }
+        }
+        // Named units only: unnamed ones carry no label.
+        let unitIndices = venue.features.indices.filter { i in
+            let f = venue.features[i]
+            return isUnitClass(f.featureClass) && (!f.name.isEmpty || !(occupantName[f.id]?.isEmpty ?? true))
+        }
+        let unitAnchors = Workers.map(unitIndices.count, workers: workers, placeholder: MercatorPoint?.none) { _, i in
+            labelPoint(venue.features[unitIndices[i]])
+        }
+        var anchorOf = [String: MercatorPoint]()
+        for (i, fi) in unitIndices.enumerated() { if let a = unitAnchors[i] { anchorOf[venue.features[fi].id] = a } }
+        return (occupantName, anchorOf)
+    }
+
+    /// A floor's features in drawing-source order: the venue, the buildings,
+    /// the floor's level outlines, then the features on its levels.
+    static func floorFeatures(_ venue: Venue, _ pf: PreparedFloor) -> [Feature] {
+        let levelIDs = Set(pf.floor.levels.map(\.id))
+        var feats = [Feature]()
+        if let g = venue.geometry {
+            feats.append(Feature(id: venue.id, featureClass: .venue, category: venue.category, levelID: nil, name: venue.name, geometry: g))
+        }
+        feats += venue.features.filter { $0.levelID == nil && $0.featureClass == .building }
+        for level in pf.floor.levels {
+            if let outline = level.outlineFeature { feats.append(outline) }
+        }
+        feats += venue.features.filter { $0.levelID.map(levelIDs.contains) == true }
+        return feats
     }
 
     static func isUnitClass(_ c: FeatureClass) -> Bool {
