@@ -113,14 +113,6 @@ final class VectorTilesTests: XCTestCase {
     /// ../shared/tools/check_mvt.py over the fixtures (IMDF, MVF v3), the real airport and Caserne: 0 failed.
     func testIndependentCheckerPasses() throws {
         let shared = CLI.packageRoot.deletingLastPathComponent().appendingPathComponent("shared")
-        let checker = shared.appendingPathComponent("tools/check_mvt.py")
-        try ExternalTools.skipUnless(FileManager.default.fileExists(atPath: checker.path), needs: "../shared/tools/check_mvt.py beside the clone")
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        probe.arguments = ["python3", "-c", "import shapely"]
-        probe.standardError = Pipe()
-        try probe.run(); probe.waitUntilExit()
-        try ExternalTools.skipUnless(probe.terminationStatus == 0, needs: "python3 with shapely (scripts/setup installs it)")
 
         let mvf = dir.appendingPathComponent("mvf3")
         try MVFFixture.writeV3(to: mvf)
@@ -132,17 +124,9 @@ final class VectorTilesTests: XCTestCase {
         if FileManager.default.fileExists(atPath: caserne.path) { sources.append((caserne, "geojson", 23)) }
         for (i, (s, format, maxZoom)) in sources.enumerated() {
             let out = try build(s, tilesets: #"[{"format": "mvt"}]"#, out: "check\(i)", maxZoom: maxZoom, format: format)
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            p.arguments = ["python3", checker.path, out.path, "--quiet"]
-            let pipe = Pipe()
-            p.standardOutput = pipe
-            p.standardError = Pipe()
-            try p.run()
-            let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            p.waitUntilExit()
-            XCTAssertEqual(p.terminationStatus, 0, "\(s.lastPathComponent): \(text.suffix(2000))")
-            XCTAssertTrue(text.contains(" 0 failed"), text.suffix(500).description)
+            let check = try ExternalTools.checkMVT(out)
+            XCTAssertEqual(check.status, 0, "\(s.lastPathComponent): \(check.text.suffix(2000))")
+            XCTAssertTrue(check.text.contains(" 0 failed"), check.text.suffix(500).description)
         }
     }
 }

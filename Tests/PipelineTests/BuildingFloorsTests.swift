@@ -247,20 +247,9 @@ final class BuildingFloorsTests: XCTestCase {
         }
         XCTAssertEqual((vl.first { $0["id"] as? String == "outdoors" }?["fields"] as? [String: String])?["floor_layer"], "String")
         // The independent checker.
-        let checker = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("shared/tools/check_mvt.py")
-        try ExternalTools.skipUnless(FileManager.default.fileExists(atPath: checker.path), needs: "../shared/tools/check_mvt.py beside the clone")
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", checker.path, out.appendingPathComponent("h/all/mvt").path, "--quiet"]
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = Pipe()
-        try p.run()
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, String(text.suffix(2000)))
-        XCTAssertTrue(text.contains(" 0 failed"), String(text.suffix(500)))
+        let check = try ExternalTools.checkMVT(out.appendingPathComponent("h/all/mvt"))
+        XCTAssertEqual(check.status, 0, String(check.text.suffix(2000)))
+        XCTAssertTrue(check.text.contains(" 0 failed"), String(check.text.suffix(500)))
     }
 
     /// The overview items are the venue-wide pyramid's own: keyed once, in

@@ -39,6 +39,18 @@ public enum ExternalTools {
         if probe?.status != 0 { try missing("python3 with the PyPI package for `\(module)` (scripts/setup installs it)", file: file, line: line) }
     }
 
+    /// `../shared/tools/check_mvt.py`, the strict and independent MVT 2.1 checker, over a folder of
+    /// tiles (`--quiet`): its output ends with a count of failed tiles. Skips (fails under CI=true)
+    /// without the checker beside the clone or without shapely, which it uses for polygon validity.
+    public static func checkMVT(_ folder: URL, file: StaticString = #filePath, line: UInt = #line) throws -> Output {
+        let checker = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/tools/check_mvt.py")
+        try skipUnless(FileManager.default.fileExists(atPath: checker.path), needs: "../shared/tools/check_mvt.py beside the clone",
+                       file: file, line: line)
+        try requirePython(module: "shapely", file: file, line: line)
+        return try run("python3", [checker.path, folder.path, "--quiet"])
+    }
+
     /// Skips (or fails under CI=true) unless `program` is on PATH.
     public static func require(program: String, hint: String, file: StaticString = #filePath, line: UInt = #line) throws {
         let probe = try? run("sh", ["-c", "command -v \(program)"])
