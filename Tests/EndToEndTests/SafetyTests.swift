@@ -128,6 +128,15 @@ final class SafetyTests: XCTestCase {
 
     // MARK: 3. the lock comes first
 
+    /// A build of `config` that stops at test pause point `point` (VENUETILES_TEST_PAUSE) and
+    /// has reached it: it goes on when the returned gate file is created.
+    func startPaused(at point: String, gate name: String, config: URL? = nil) throws -> (Process, gate: String) {
+        let gate = dir.appendingPathComponent(name).path
+        let p = try CLI.start(["build", "--config", (config ?? self.config).path, "-q"], env: ["VENUETILES_TEST_PAUSE": "\(point):\(gate)"])
+        try CLI.waitForFile(gate + ".reached")
+        return (p, gate)
+    }
+
     func testASecondBuildIsRefusedBeforeItReadsOrDeletesAnything() throws {
         try build()
         try renameShop("Lock First")
@@ -135,9 +144,7 @@ final class SafetyTests: XCTestCase {
         let earlier = out.appendingPathComponent(".venuetiles/trash/earlier-0")
         try FileManager.default.createDirectory(at: earlier, withIntermediateDirectories: true)
         try Data("old".utf8).write(to: earlier.appendingPathComponent("0"))
-        let gate = dir.appendingPathComponent("gate").path
-        let first = try CLI.start(["build", "--config", config.path, "-q"], env: ["VENUETILES_TEST_PAUSE": "locked:\(gate)"])
-        try CLI.waitForFile(gate + ".reached")
+        let (first, gate) = try startPaused(at: "locked", gate: "gate")
         let second = try build(["--force"], expect: 4)
         XCTAssertTrue(second.stderr.contains("another venuetiles build"), second.stderr)
         XCTAssertTrue(FileManager.default.fileExists(atPath: earlier.appendingPathComponent("0").path), "the refused build deleted nothing")
@@ -207,9 +214,7 @@ final class SafetyTests: XCTestCase {
         try renameShop("Edit E")
         let unitE = try Data(contentsOf: venue.appendingPathComponent("unit.geojson"))
         // The build checks E on disk, then parses F: F is what it records.
-        let gate = dir.appendingPathComponent("gate").path
-        let p = try CLI.start(["build", "--config", config.path, "-q"], env: ["VENUETILES_TEST_PAUSE": "loading:\(gate)"])
-        try CLI.waitForFile(gate + ".reached")
+        let (p, gate) = try startPaused(at: "loading", gate: "gate")
         try renameShop("Edit F")
         _ = FileManager.default.createFile(atPath: gate, contents: nil)
         p.waitUntilExit()
@@ -232,9 +237,7 @@ final class SafetyTests: XCTestCase {
         try build()
         let before = CLI.snapshot(out)
         try renameShop("Planned")
-        let gate = dir.appendingPathComponent("gate").path
-        let p = try CLI.start(["build", "--config", config.path, "-q"], env: ["VENUETILES_TEST_PAUSE": "writing:\(gate)"])
-        try CLI.waitForFile(gate + ".reached")
+        let (p, gate) = try startPaused(at: "writing", gate: "gate")
         try renameShop("Edited Meanwhile")
         _ = FileManager.default.createFile(atPath: gate, contents: nil)
         p.waitUntilExit()
@@ -273,9 +276,7 @@ final class SafetyTests: XCTestCase {
         // tiles are replaced): neither is visible before the manifest switches.
         try renameShop("Renamed While Served")
         let smaller = try CLI.writeConfig(dir, sources: [("h", "imdf", venue.path)], extra: #", "tilesets": [{"format": "png"}, {"format": "mvt"}], "zoom": {"min": 17, "max": 19}"#)
-        let gate = dir.appendingPathComponent("gate").path
-        let p = try CLI.start(["build", "--config", smaller.path, "-q"], env: ["VENUETILES_TEST_PAUSE": "committing:\(gate)"])
-        try CLI.waitForFile(gate + ".reached")
+        let (p, _) = try startPaused(at: "committing", gate: "gate", config: smaller)
         // Rendered and written, not switched: every name of the last manifest
         // holds the bytes it lists (new files and staged ones are only extra).
         let during = try CLI.run(["verify", "--output", out.path])
@@ -302,9 +303,7 @@ final class SafetyTests: XCTestCase {
         try build()
         for (k, point) in ["locked", "loading", "writing", "committing", "switched", "committed"].enumerated() {
             try renameShop("Killed At \(point)")
-            let gate = dir.appendingPathComponent("gate-\(point)").path
-            let p = try CLI.start(["build", "--config", config.path, "-q"], env: ["VENUETILES_TEST_PAUSE": "\(point):\(gate)"])
-            try CLI.waitForFile(gate + ".reached")
+            let (p, _) = try startPaused(at: point, gate: "gate-\(point)")
             kill(p.processIdentifier, SIGKILL)
             p.waitUntilExit()
             if k < 4 {
