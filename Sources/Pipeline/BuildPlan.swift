@@ -12,7 +12,7 @@ struct BuildPlan {
     var jobs: [Builder.Job]
     /// Where each pyramid's jobs start (and, last, the job count).
     var jobStart: [Int]
-    var paths: [String]
+    var paths: TilePathTable
     var keys: [Digest16]
     var checks: [Builder.Check]
     var toRender: [Int]
@@ -53,7 +53,7 @@ extension Builder {
     /// every tile decided, against the last build, rendered or reused.
     func makePlan(_ inputs: BuildInputs, _ last: LastBuild, zooms: [Int], pending: PreviousBuild.Pending,
                   store: TileStore, _ run: inout BuildRun) throws -> BuildPlan {
-        var plan = BuildPlan(zooms: zooms, pyramids: inputs.pyramids, jobs: [], jobStart: [], paths: [], keys: [], checks: [], toRender: [],
+        var plan = BuildPlan(zooms: zooms, pyramids: inputs.pyramids, jobs: [], jobStart: [], paths: TilePathTable(), keys: [], checks: [], toRender: [],
                              previous: last.previous, reusable: last.reusable, carried: [:], carriedTilesPerZoom: [:], carriedPerZoom: [:],
                              crashed: last.crashed, stale: [], otherFiles: [], touchedSinceManifest: false)
         var carriedEntry = carryUnchanged(&plan, last.records)

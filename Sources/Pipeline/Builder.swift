@@ -206,7 +206,7 @@ public final class Builder {
         defer { commit.rollBack() }
         try pauseForTests("writing", cancellation)
         var rendered = try renderAndStore(plan, inputs, commit: commit, &run)   // Render, Store
-        let counts = count(plan, rendered.entries)
+        let counts = count(plan, rendered.outcomes)
         var files = [Manifest.TileEntry]()
         let tileJSON = try writeTileJSON(plan, inputs.venues, counts, legend: FloorsIndex.legendEntries(inputs.style), store: store, files: &files)
         let meshes = try writeMeshes(inputs.meshes, store: store, files: &files)
@@ -216,7 +216,8 @@ public final class Builder {
         run.lap("tilejson")
         try cancellation.check()
 
-        let lists = manifestLists(plan, counts, entries: &rendered.entries, blanks: rendered.blanks)   // Manifest
+        let lists = manifestLists(plan, counts, outcomes: rendered.outcomes)   // Manifest
+        rendered.outcomes = []
         var manifest = Manifest(generator: .init(name: Generator.name, version: Generator.version),
                                 venues: venueEntries(inputs.venues, inputs.loaded, plan.pyramids, zooms, counts.tiles, counts.bytes, counts.blanks,
                                                      counts.perZoom, tileJSON.paths, meshes.entries),
@@ -382,7 +383,7 @@ public final class Builder {
     /// A pyramid the index describes is merged with its entries in order (both
     /// are in tile order), without hashing paths; entries of other pyramids
     /// (no index: the last build read from manifest.json) go through a dictionary.
-    func matchPrevious(_ jobs: [Job], _ paths: [String], _ pyramids: [Pyramid], _ jobStart: [Int],
+    func matchPrevious(_ jobs: [Job], _ paths: TilePathTable, _ pyramids: [Pyramid], _ jobStart: [Int],
                        _ previous: BuildIndex.PreviousState?, _ records: [String: BuildIndex.PyramidRecord], _ carried: [Bool]) -> [Int32] {
         var out = [Int32](repeating: -1, count: jobs.count)
         guard let previous, !previous.tiles.isEmpty else { return out }
@@ -440,11 +441,9 @@ public final class Builder {
                                 spriteDigest: spriteDigests[ts.scale >= 2 ? 2 : 1] ?? "")
     }
 
-    /// One value per job, in job order (pyramid, zoom, tile), made by `body` for
-    /// runs of at most 2048 tiles of one pyramid and zoom on all workers: each
-    /// run reads its plan once, and the largest zooms spread over the workers.
-    func perJob<T>(_ pyramids: [Pyramid], count: Int, placeholder: T,
-                   _ body: (_ pyramid: Pyramid, _ plan: FloorZoomPlan, _ tiles: Range<Int>) -> [T]) -> [T] {
+    /// `body` over every pyramid's planned tiles in runs of at most 2048 (one
+    /// zoom of one pyramid each), on the workers; the runs' results in job order.
+    func perRun<R>(_ pyramids: [Pyramid], placeholder: R, _ body: (_ pyramid: Pyramid, _ plan: FloorZoomPlan, _ tiles: Range<Int>) -> R) -> [R] {
         let chunk = 2048
         var runs = [(pyramid: Int, plan: Int, tiles: Range<Int>)]()
         for (pi, p) in pyramids.enumerated() {
@@ -452,42 +451,44 @@ public final class Builder {
                 for s in stride(from: 0, to: plan.tiles.count, by: chunk) { runs.append((pi, zi, s..<min(s + chunk, plan.tiles.count))) }
             }
         }
-        let made = Workers.map(runs.count, workers: options.jobs, placeholder: [T]()) { _, r in
+        return Workers.map(runs.count, workers: options.jobs, placeholder: placeholder) { _, r in
             let p = pyramids[runs[r].pyramid]
             return body(p, p.plans[runs[r].plan], runs[r].tiles)
         }
-        var out = [T]()
-        out.reserveCapacity(count)
-        for m in made { out += m }
-        precondition(out.count == count, "every tile of a planned zoom is a job")
-        return out
     }
 
     /// `<directory>/<z>/<x>/<y>.<ext>` of every job, in job order, each path
     /// made from bytes (no string interpolation per tile).
-    func tilePaths(_ pyramids: [Pyramid], count: Int) -> [String] {
-        perJob(pyramids, count: count, placeholder: "") { p, plan, range in
+    func tilePaths(_ pyramids: [Pyramid], count: Int) -> TilePathTable {
+        let made = perRun(pyramids, placeholder: TilePathTable()) { p, plan, range in
+            var table = TilePathTable()
+            var buf = [UInt8]()
             if let layout = p.layout {
-                var buf = [UInt8]()
-                return range.map { layout.path(plan.tiles[$0], into: &buf) }
+                for i in range { table.append(utf8: layout.path(plan.tiles[i], into: &buf).utf8) }
+                return table
             }
             let prefix = Array("\(p.directory)/\(plan.zoom)/".utf8)
             let ext = Array(".\(config.tilesets[p.tileset].fileExtension)".utf8)
-            var buf = [UInt8]()
             func decimal(_ v: Int) {
                 let start = buf.count
                 var v = v
-                repeat { buf.append(UInt8(48 + v % 10)); v /= 10 } while v > 0
+                repeat { buf.append(UInt8(ascii: "0") + UInt8(v % 10)); v /= 10 } while v > 0
                 buf[start...].reverse()
             }
-            return range.map { i in
+            for i in range {
                 buf.removeAll(keepingCapacity: true)
                 buf += prefix
                 decimal(plan.tiles[i].x); buf.append(UInt8(ascii: "/")); decimal(plan.tiles[i].y)
                 buf += ext
-                return String(decoding: buf, as: UTF8.self)
+                table.append(utf8: buf)
             }
+            return table
         }
+        var paths = TilePathTable()
+        paths.reserveCapacity(paths: count, bytes: made.reduce(0) { $0 + $1.byteCount })
+        for m in made { paths.append(contentsOf: m) }
+        precondition(paths.count == count, "every tile of a planned zoom is a job")
+        return paths
     }
 
     func dryRunReport(_ jobs: [Job], _ decisions: [Decision], _ pyramids: [Pyramid], _ zooms: [Int], carried: [Int: [Int]],

@@ -81,14 +81,14 @@ struct PyramidCounts {
 extension Builder {
     /// Counts what each pyramid holds now: its rendered and reused entries, or
     /// the last build's for a carried one.
-    func count(_ plan: BuildPlan, _ entries: [Manifest.TileEntry]) -> PyramidCounts {
+    func count(_ plan: BuildPlan, _ outcomes: [TileWriter.Outcome]) -> PyramidCounts {
         let n = plan.pyramids.count
         var c = PyramidCounts(tiles: [Int](repeating: 0, count: n), bytes: [Int](repeating: 0, count: n), blanks: [Int](repeating: 0, count: n),
                               perZoom: [[Int]](repeating: [Int](repeating: 0, count: plan.zooms.count), count: n))
         for (i, j) in plan.jobs.enumerated() {
             let pi = Int(j.pyramid)
-            let e = entries[i]
-            if !e.isNone { c.tiles[pi] += 1; c.bytes[pi] += e.bytes; c.perZoom[pi][Int(j.plan)] += 1 } else { c.blanks[pi] += 1 }
+            let o = outcomes[i]
+            if o.isTile { c.tiles[pi] += 1; c.bytes[pi] += Int(o.bytes); c.perZoom[pi][Int(j.plan)] += 1 } else { c.blanks[pi] += 1 }
         }
         for (pi, r) in plan.carried {
             c.tiles[pi] = r.tiles.count
@@ -170,8 +170,9 @@ extension Builder {
 
     /// The manifest's lists, in pyramid order: a carried pyramid's entries come
     /// from the last build, in the order that build wrote them, which is the
-    /// order a clean build writes. Also where each pyramid's entries are, for the index.
-    func manifestLists(_ plan: BuildPlan, _ counts: PyramidCounts, entries: inout [Manifest.TileEntry], blanks: [Manifest.BlankEntry?])
+    /// order a clean build writes. The others' are made from each job's path,
+    /// key and outcome. Also where each pyramid's entries are, for the index.
+    func manifestLists(_ plan: BuildPlan, _ counts: PyramidCounts, outcomes: [TileWriter.Outcome])
         -> (tiles: [Manifest.TileEntry], blanks: [Manifest.BlankEntry], records: [BuildIndex.PyramidRecord]) {
         var records = [BuildIndex.PyramidRecord]()
         var t = 0, b = 0
@@ -180,23 +181,21 @@ extension Builder {
             t += counts.tiles[pi]; b += counts.blanks[pi]
         }
         var tileList = [Manifest.TileEntry](), blankList = [Manifest.BlankEntry]()
-        if plan.carried.isEmpty {
-            // In place: the list moves into the manifest without a second copy.
-            entries.removeAll { $0.isNone }
-            swap(&tileList, &entries)
-            blankList = blanks.compactMap { $0 }
-        } else {
-            tileList.reserveCapacity(t); blankList.reserveCapacity(b)
-            for pi in plan.pyramids.indices {
-                if let r = plan.carried[pi] {
-                    tileList += plan.prevList[r.tiles]; blankList += plan.reusable!.blank[r.blanks]
-                    continue
-                }
-                for i in plan.jobStart[pi]..<plan.jobStart[pi + 1] {
-                    if !entries[i].isNone { tileList.append(entries[i]) } else if let e = blanks[i] { blankList.append(e) }
+        tileList.reserveCapacity(t); blankList.reserveCapacity(b)
+        for pi in plan.pyramids.indices {
+            if let r = plan.carried[pi] {
+                tileList += plan.prevList[r.tiles]; blankList += plan.reusable!.blank[r.blanks]
+                continue
+            }
+            for i in plan.jobStart[pi]..<plan.jobStart[pi + 1] {
+                let o = outcomes[i]
+                if o.isTile {
+                    tileList.append(Manifest.TileEntry(path: plan.paths[i], sha256: o.sha256, bytes: Int(o.bytes), key: plan.keys[i]))
+                } else {
+                    precondition(o.bytes == TileWriter.Outcome.blank.bytes, "every planned tile was written or found blank")
+                    blankList.append(Manifest.BlankEntry(path: plan.paths[i], key: plan.keys[i]))
                 }
             }
-            entries = []
         }
         return (tileList, blankList, records)
     }

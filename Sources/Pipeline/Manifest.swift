@@ -98,11 +98,6 @@ public struct Manifest: Codable, Equatable, Sendable {
         public init(path: String, sha256: Digest32, bytes: Int, key: Digest16? = nil) {
             self.path = path; self.sha256 = sha256; self.bytes = bytes; self.key = key
         }
-
-        /// No tile (a placeholder in per-job lists): compacted away in place before
-        /// the manifest is made, so that a large venue's list is never held twice.
-        public static let none = TileEntry(path: "", sha256: Digest32(bytes: []), bytes: 0)
-        public var isNone: Bool { path.isEmpty }
     }
 
     /// A tile that was planned but drew nothing, remembered so that an

@@ -5,11 +5,10 @@ import Styling
 import Threads
 import VectorTiles
 
-/// What the Render and Store stages leave: each job's manifest entry (or
-/// blank), and how many files changed.
+/// What the Render and Store stages leave: each job's outcome (its file's
+/// hash and size, or blank), and how many files changed.
 struct RenderedTiles {
-    var entries: [Manifest.TileEntry]
-    var blanks: [Manifest.BlankEntry?]
+    var outcomes: [TileWriter.Outcome]
     var changedFiles: Int
 }
 
@@ -85,26 +84,25 @@ extension Builder {
             log("warning: \(writer.invalidDropped) polygon pieces were left out of vector tiles: quantisation to the tile grid made them invalid")
             run.summary.warnings += 1
         }
-        let (entries, blanks) = writer.takeResults()
-        return RenderedTiles(entries: entries, blanks: blanks, changedFiles: writer.changedFiles)
+        return RenderedTiles(outcomes: writer.takeOutcomes(), changedFiles: writer.changedFiles)
     }
 
-    /// The writer, holding each job's entry: the last build's for a reused
-    /// tile, a blank entry for a reused blank, none yet for one to render.
+    /// The writer, holding each job's outcome: the last build's file for a
+    /// reused tile (same path, same key), blank for a reused blank, pending
+    /// for one to render.
     func makeWriter(_ plan: BuildPlan, store: TileStore) -> TileWriter {
         let prevList = plan.prevList, checks = plan.checks
-        var entries = [Manifest.TileEntry](repeating: .none, count: plan.jobs.count)
-        var blanks = [Manifest.BlankEntry?](repeating: nil, count: plan.jobs.count)
+        var outcomes = [TileWriter.Outcome](repeating: .pending, count: plan.jobs.count)
         for i in plan.jobs.indices {
             switch checks[i].decision {
-            case .reuse: entries[i] = prevList[Int(checks[i].previous)]
-            case .reuseBlank: blanks[i] = Manifest.BlankEntry(path: plan.paths[i], key: plan.keys[i])
+            case .reuse: outcomes[i] = TileWriter.Outcome(sha256: prevList[Int(checks[i].previous)].sha256, size: prevList[Int(checks[i].previous)].bytes)
+            case .reuseBlank: outcomes[i] = .blank
             case .render: break
             }
         }
-        // The writer takes these lists over: moved, not copied (millions of entries).
+        // The writer takes the list over: moved, not copied (a million outcomes).
         return TileWriter(store: store, paths: plan.paths, keys: plan.keys, previous: { checks[$0].previous >= 0 ? prevList[Int(checks[$0].previous)] : nil },
-                          intact: checks.map(\.intact), entries: entries, blanks: blanks, writers: options.jobs)
+                          intact: checks.map(\.intact), outcomes: outcomes, writers: options.jobs)
     }
 
     /// Render units: a raster tile at z ≥ 19 is drawn together with the other

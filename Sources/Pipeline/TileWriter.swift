@@ -8,9 +8,29 @@ import Threads
 final class TileWriter {
     struct Rendered { var data: Data; var hash: Digest32; var dropped: Int }
 
+    /// What a job left, in 40 bytes: its file's SHA-256 and size, or blank.
+    /// The path and input key are the plan's (`BuildPlan.paths`, `keys`):
+    /// the manifest's entries are made from the three when it is written, so
+    /// that a million tiles' paths are not held twice while tiles render.
+    struct Outcome {
+        var sha256: Digest32
+        /// The file's size; `Outcome.blank` or `Outcome.pending` below zero.
+        var bytes: Int32
+        static let blank = Outcome(sha256: Digest32(bytes: []), bytes: -1)
+        /// A tile to render, not written yet.
+        static let pending = Outcome(sha256: Digest32(bytes: []), bytes: -2)
+        var isTile: Bool { bytes >= 0 }
+
+        init(sha256: Digest32, bytes: Int32) { self.sha256 = sha256; self.bytes = bytes }
+        init(sha256: Digest32, size: Int) {
+            precondition(size < Int(Int32.max), "a tile of \(size) bytes")
+            self.init(sha256: sha256, bytes: Int32(size))
+        }
+    }
+
     /// One per writing thread: a store caches the folders it made.
     private let stores: [TileStore]
-    private let paths: [String]
+    private let paths: TilePathTable
     private let keys: [Digest16]
     /// The previous build's entry for a job's path.
     private let previous: (Int) -> Manifest.TileEntry?
@@ -19,9 +39,8 @@ final class TileWriter {
     private let group = DispatchGroup()
 
     // Touched only on `queue` until `finish()`.
-    /// Per job; `Manifest.TileEntry.none` where the job wrote no tile.
-    private(set) var entries: [Manifest.TileEntry]
-    private(set) var blanks: [Manifest.BlankEntry?]
+    /// Per job.
+    private(set) var outcomes: [Outcome]
     private(set) var changedFiles = 0
     private(set) var invalidDropped = 0
     private(set) var busySeconds = 0.0
@@ -32,10 +51,10 @@ final class TileWriter {
     private var undo: [Int32]
     private var written = 0
 
-    init(store: TileStore, paths: [String], keys: [Digest16], previous: @escaping (Int) -> Manifest.TileEntry?, intact: [Bool],
-         entries: [Manifest.TileEntry], blanks: [Manifest.BlankEntry?], writers: Int) {
+    init(store: TileStore, paths: TilePathTable, keys: [Digest16], previous: @escaping (Int) -> Manifest.TileEntry?, intact: [Bool],
+         outcomes: [Outcome], writers: Int) {
         self.stores = (0..<max(1, writers)).map { _ in TileStore(root: store.root, trash: store.trash) }; self.paths = paths; self.keys = keys; self.previous = previous; self.intact = intact
-        self.entries = entries; self.blanks = blanks
+        self.outcomes = outcomes
         undo = [Int32](repeating: Undo.none, count: paths.count)
     }
 
@@ -55,11 +74,10 @@ final class TileWriter {
             struct Tally { var changed = 0, dropped = 0, cpu = 0.0; var error: Error? }
             let failAt = TestHooks.failWritesAfter.map { $0 - written } ?? Int.max
             written += batch.count
-            let tallies = entries.withUnsafeMutableBufferPointer { entries in
-                blanks.withUnsafeMutableBufferPointer { blanks in
+            let tallies = outcomes.withUnsafeMutableBufferPointer { outcomes in
                   undo.withUnsafeMutableBufferPointer { undo in
                     // Each run writes its own jobs' slots only.
-                    let slots = Slots(entries: entries.baseAddress!, blanks: blanks.baseAddress!, undo: undo.baseAddress!)
+                    let slots = Slots(outcomes: outcomes.baseAddress!, undo: undo.baseAddress!)
                     return Workers.map(runs, workers: runs, placeholder: Tally()) { _, r in
                         let store = stores[r]
                         var t = Tally()
@@ -68,7 +86,7 @@ final class TileWriter {
                             for (k, (ji, result)) in batch[(r * perRun)..<min((r + 1) * perRun, batch.count)].enumerated() {
                                 let path = paths[ji]
                                 guard let rendered = try result.get() else {
-                                    slots.blanks[ji] = Manifest.BlankEntry(path: path, key: keys[ji])
+                                    slots.outcomes[ji] = .blank
                                     // Removed at the switch: until then it is the last manifest's tile.
                                     if store.fileStatus(path) != nil { slots.undo[ji] = Undo.code(.removeAtSwitch); t.changed += 1 }
                                     continue
@@ -82,7 +100,7 @@ final class TileWriter {
                                     slots.undo[ji] = Undo.code(try store.write(path, rendered.data, stage: true))
                                     t.changed += 1
                                 }
-                                slots.entries[ji] = Manifest.TileEntry(path: path, sha256: rendered.hash, bytes: rendered.data.count, key: keys[ji])
+                                slots.outcomes[ji] = Outcome(sha256: rendered.hash, size: rendered.data.count)
                             }
                         } catch {
                             t.error = error
@@ -91,7 +109,6 @@ final class TileWriter {
                         return t
                     }
                   }
-                }
             }
             for t in tallies {
                 changedFiles += t.changed
@@ -103,12 +120,12 @@ final class TileWriter {
         }
     }
 
-    /// Hands over the results, leaving the writer empty (no second copy of millions of entries).
-    func takeResults() -> (entries: [Manifest.TileEntry], blanks: [Manifest.BlankEntry?]) {
+    /// Hands over the outcomes, leaving the writer empty (no second copy of a million of them).
+    func takeOutcomes() -> [Outcome] {
         group.wait()
-        var e = [Manifest.TileEntry](), b = [Manifest.BlankEntry?]()
-        swap(&e, &entries); swap(&b, &blanks)
-        return (e, b)
+        var o = [Outcome]()
+        swap(&o, &outcomes)
+        return o
     }
 
     /// Puts back every file this writer replaced, removed or created, after a
@@ -160,8 +177,7 @@ final class TileWriter {
 
 /// The writer's per-job slots, written by several threads at distinct indices.
 private struct Slots: @unchecked Sendable {
-    let entries: UnsafeMutablePointer<Manifest.TileEntry>
-    let blanks: UnsafeMutablePointer<Manifest.BlankEntry?>
+    let outcomes: UnsafeMutablePointer<TileWriter.Outcome>
     let undo: UnsafeMutablePointer<Int32>
 }
 

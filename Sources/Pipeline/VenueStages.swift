@@ -225,7 +225,9 @@ extension Builder.Pyramid {
             if tileJSON { p.vectorLayers = TileJSONLayers.describe(items, table: table, venueWide: name == "all", minzoom: minZoom, maxzoom: maxZoom) }
             p.content = .vector([], MVTPropertyTable())
         }
-        p.plans = plans.map { FloorZoomPlan(zoom: $0.zoom, tiles: $0.tiles, items: []) }
+        // Copied to their exact size: grown by appending, a plan's tile list
+        // has up to twice the room it uses, and this one stays for the whole build.
+        p.plans = plans.map { FloorZoomPlan(zoom: $0.zoom, tiles: $0.tiles.withUnsafeBufferPointer { Array($0) }, items: []) }
         p.itemKeys = []
         p.sources = []
         return p

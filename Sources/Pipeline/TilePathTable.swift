@@ -1,0 +1,48 @@
+/// Every planned tile's path, in job order, kept as one buffer of UTF-8 bytes
+/// and where each path ends.
+///
+/// Why not `[String]`: a tile path is longer than Swift's 15-byte small
+/// string, so each element would be a heap object of its own (its header and
+/// malloc rounding on top of the bytes and the 16-byte slot), and the plan
+/// holds one per tile of the whole build until the manifest is written. Here
+/// a path costs its bytes and one end offset. A path is made into a `String`
+/// when it is read: each is read a few times in a build (diff, writer,
+/// manifest), against once per tile before, and the allocation moves there.
+struct TilePathTable: RandomAccessCollection, Sendable {
+    private var bytes: [UInt8] = []
+    /// Where each path ends in `bytes`; a path starts where the one before it ends.
+    private var ends: [Int] = []
+
+    init() {}
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { ends.count }
+
+    subscript(i: Int) -> String {
+        let start = i == 0 ? 0 : ends[i - 1]
+        return bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<ends[i]]), as: UTF8.self) }
+    }
+
+    /// Appends one path, given as its UTF-8 bytes.
+    mutating func append<C: Collection>(utf8 path: C) where C.Element == UInt8 {
+        bytes.append(contentsOf: path)
+        ends.append(bytes.count)
+    }
+
+    /// Appends another table's paths after this one's.
+    mutating func append(contentsOf other: TilePathTable) {
+        let base = bytes.count
+        bytes.append(contentsOf: other.bytes)
+        ends.reserveCapacity(ends.count + other.ends.count)
+        for e in other.ends { ends.append(base + e) }
+    }
+
+    /// Room for `paths` paths of `total` bytes in all, so that the table is
+    /// built without the spare capacity that growing leaves.
+    mutating func reserveCapacity(paths: Int, bytes total: Int) {
+        bytes.reserveCapacity(total)
+        ends.reserveCapacity(paths)
+    }
+
+    var byteCount: Int { bytes.count }
+}
