@@ -209,8 +209,8 @@ public final class Builder {
         let counts = count(plan, rendered.outcomes)
         var files = [Manifest.TileEntry]()
         let tileJSON = try writeTileJSON(plan, inputs.venues, counts, legend: FloorsIndex.legendEntries(inputs.style), store: store, files: &files)
-        let meshes = try writeMeshes(inputs.meshes, store: store, files: &files)
-        let clientsChanged = try writeFiles(inputs.clients.files, store: store, files: &files)
+        let meshes = try writeMeshes(inputs.meshes, from: inputs.spill, store: store, files: &files)
+        let clientsChanged = try writeFiles(inputs.clients.files, from: inputs.spill, store: store, files: &files)
         run.summary.deleted = commit.toDelete.count
         let shard = try shardRecord(plan, fingerprint: inputs.fingerprint, warnings: run.summary.warnings, invalidDropped: run.summary.invalidPolygonsDropped)
         run.lap("tilejson")

@@ -1,6 +1,5 @@
 import Archives
 import Clients
-import Crypto
 import Foundation
 import Styling
 
@@ -20,17 +19,12 @@ extension Builder {
     /// from the prepared venue and its venue-wide vector pyramid (for the label
     /// texts the glyphs must cover); paths are relative to the output folder.
     /// Every venue has its own copy of the vendored MapLibre files (about 1 MB)
-    /// and usually the same glyph ranges: held until the commit, each content
-    /// is kept once (`interned`), however many venues have it.
+    /// and usually the same glyph ranges: they wait for the commit in `spill`,
+    /// each content once, however many venues have it.
     func clientFiles(_ v: PreparedVenue, _ pyramids: [Pyramid], style: Style, sprites: (one: Sprite, two: Sprite), fonts: FontCatalog,
-                     interned: inout [Digest32: Data]) throws -> (files: [(path: String, data: Data)], warnings: [String]) {
+                     spill: FileSpill) throws -> (files: [SpilledFile], warnings: [String]) {
         let out = try VenueClientFiles.make(clientVenue(v, labels: labelTexts(pyramids, venue: 0)), style: style, sprites: sprites, fonts: fonts)
-        let files = out.files.map { f -> (path: String, data: Data) in
-            let d = Digest32(bytes: SHA256.hash(data: f.data))
-            if interned[d] == nil { interned[d] = f.data }
-            return (f.path, interned[d]!)
-        }
-        return (files, out.warnings)
+        return (try out.files.map { SpilledFile(path: $0.path, ref: try spill.put($0.data)) }, out.warnings)
     }
 
     func clientVenue(_ v: PreparedVenue, labels: [String]) -> ClientVenue {

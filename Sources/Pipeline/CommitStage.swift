@@ -69,7 +69,7 @@ final class Commit {
 
 /// A venue's glTF files and its manifest entry.
 struct VenueMeshes {
-    var files: [(path: String, data: Data)]
+    var files: [SpilledFile]
     var entry: Manifest.MeshEntry?
 }
 
@@ -117,9 +117,10 @@ extension Builder {
 
     /// Small files made whole before the commit (web clients' files): written
     /// when their bytes changed and listed in the manifest; returns how many changed.
-    func writeFiles(_ made: [(path: String, data: Data)], store: TileStore, files: inout [Manifest.TileEntry]) throws -> Int {
+    func writeFiles(_ made: [SpilledFile], from spill: FileSpill, store: TileStore, files: inout [Manifest.TileEntry]) throws -> Int {
         var changed = 0
-        for (rel, data) in made {
+        for f in made {
+            let (rel, data) = (f.path, try spill.get(f.ref))
             if try store.writeIfChanged(rel, data, stage: true) { changed += 1 }
             files.append(Manifest.TileEntry(path: rel, sha256: Digest32(bytes: SHA256.hash(data: data)), bytes: data.count))
         }
@@ -128,7 +129,7 @@ extension Builder {
 
     /// glTF meshes of one venue: one per floor, and the floors stacked in one;
     /// made while the venue is prepared, written with the other files (`writeMeshes`).
-    func meshFiles(_ v: PreparedVenue, style: Style, _ run: inout BuildRun) throws -> VenueMeshes? {
+    func meshFiles(_ v: PreparedVenue, style: Style, spill: FileSpill, _ run: inout BuildRun) throws -> VenueMeshes? {
         guard let mesh = config.mesh else { return nil }
         var out = VenueMeshes(files: [], entry: nil)
         let origin = v.venue.displayPoint ?? v.bounds.center
@@ -144,25 +145,27 @@ extension Builder {
             for p in problems { log("warning: \(v.sourceID) mesh: \(p)") }
             run.summary.warnings += problems.count
             let rel = "\(v.sourceID)/\(f.id)/mesh.glb"
-            out.files.append((rel, try GLBWriter.encode(nodes: [node], generator: "\(Generator.name) \(Generator.version)",
-                                                        extras: extras.merging(["floor": f.id, "ordinal": f.floor.fraction == 0 ? f.floor.ordinal as Any : f.floor.position]) { a, _ in a })))
+            let glb = try GLBWriter.encode(nodes: [node], generator: "\(Generator.name) \(Generator.version)",
+                                           extras: extras.merging(["floor": f.id, "ordinal": f.floor.fraction == 0 ? f.floor.ordinal as Any : f.floor.position]) { a, _ in a })
+            out.files.append(SpilledFile(path: rel, ref: try spill.put(glb)))
             floorFiles[f.id] = rel
             var lifted = node
             lifted.translation = (0, f.floor.position * mesh.floorHeight, 0)
             stacked.append(lifted)
         }
         let rel = "\(v.sourceID)/venue.glb"
-        out.files.append((rel, try GLBWriter.encode(nodes: stacked, generator: "\(Generator.name) \(Generator.version)",
-                                                    extras: extras.merging(["floor_height": mesh.floorHeight]) { a, _ in a })))
+        let glb = try GLBWriter.encode(nodes: stacked, generator: "\(Generator.name) \(Generator.version)",
+                                       extras: extras.merging(["floor_height": mesh.floorHeight]) { a, _ in a })
+        out.files.append(SpilledFile(path: rel, ref: try spill.put(glb)))
         out.entry = Manifest.MeshEntry(origin: [origin.lon, origin.lat, 0], floor_height: mesh.floorHeight, venue: rel, floors: floorFiles)
         return out
     }
 
     /// Writes the meshes made with each venue; returns their manifest entries by venue.
-    func writeMeshes(_ meshes: [VenueMeshes], store: TileStore, files: inout [Manifest.TileEntry]) throws -> (entries: [Int: Manifest.MeshEntry], changed: Int) {
+    func writeMeshes(_ meshes: [VenueMeshes], from spill: FileSpill, store: TileStore, files: inout [Manifest.TileEntry]) throws -> (entries: [Int: Manifest.MeshEntry], changed: Int) {
         var entries = [Int: Manifest.MeshEntry](), changed = 0
         for (vi, m) in meshes.enumerated() {
-            changed += try writeFiles(m.files, store: store, files: &files)
+            changed += try writeFiles(m.files, from: spill, store: store, files: &files)
             entries[vi] = m.entry
         }
         return (entries, changed)

@@ -11,7 +11,8 @@ import VenueModel
 /// What Load, Prepare and Plan leave of every venue for the whole-build
 /// stages: its metadata (floors, levels, bounds; no features, drawing or
 /// vector items), its pyramids planned and keyed (tiles and keys, no item
-/// lists), its web clients' files and meshes (made now, written at the commit).
+/// lists), its web clients' files and meshes (made now, written at the commit;
+/// their bytes wait in `spill`, a temporary file, not in memory).
 struct BuildInputs {
     var style: Style
     var sprites: (one: Sprite, two: Sprite)
@@ -23,8 +24,9 @@ struct BuildInputs {
     var pyramids: [Builder.Pyramid] = []
     /// Each venue's pyramids in `pyramids`.
     var venuePyramids: [Range<Int>] = []
-    var clients: (files: [(path: String, data: Data)], warnings: [String]) = ([], [])
+    var clients: (files: [SpilledFile], warnings: [String]) = ([], [])
     var meshes: [VenueMeshes] = []
+    let spill = FileSpill()
 }
 
 /// The last build as this one plans against it (see `makePlan`).
@@ -67,7 +69,6 @@ extension Builder {
         spriteDigests = [1: Digest32(bytes: SHA256.hash(data: sprites.one.png)).hex, 2: Digest32(bytes: SHA256.hash(data: sprites.two.png)).hex]
         var inputs = BuildInputs(style: style, sprites: sprites)
         let fonts = writesVenueFiles ? try FontCatalog() : nil
-        var interned = [Digest32: Data]()
         if let fonts { inputs.clients.warnings = fontWarnings(style, fonts) }
         let recorder = InputFingerprint.Recorder()
         var overBudget = false
@@ -86,10 +87,10 @@ extension Builder {
             // Past max_tiles the remaining venues are only described: the error names them all.
             overBudget = overBudget || (try? checkTileBudget(inputs.pyramids + pyramids.map { $0.of(venue: vi) }, inputs.venues + [v], zooms: zooms)) == nil
             if let fonts {
-                let made = try clientFiles(v, pyramids, style: style, sprites: sprites, fonts: fonts, interned: &interned)
+                let made = try clientFiles(v, pyramids, style: style, sprites: sprites, fonts: fonts, spill: inputs.spill)
                 inputs.clients.files += made.files; inputs.clients.warnings += made.warnings
             }
-            if writesVenueFiles && !options.dryRun, let m = try meshFiles(v, style: style, &run) { inputs.meshes.append(m) }
+            if writesVenueFiles && !options.dryRun, let m = try meshFiles(v, style: style, spill: inputs.spill, &run) { inputs.meshes.append(m) }
             run.lap("prepare")
             if !overBudget {
                 carryUnchanged(&pyramids, last)
