@@ -12,7 +12,7 @@ public struct MergeSummary: Sendable {
     public var shards = 0
     public var tiles = 0
     public var bytes = 0
-    /// Files copied because they were missing or different in the output.
+    /// Files placed (hard-linked from a shard folder, or copied) because they were missing or different in the output.
     public var copied = 0
     public var unchanged = 0
     public var deleted = 0

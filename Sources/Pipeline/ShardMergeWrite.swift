@@ -1,11 +1,13 @@
 import Crypto
 import Foundation
+import Threads
 
 extension ShardMerge {
     /// Merges the shard folders into `output`. Like a build, it is a
     /// transaction over the output folder (owner marker, lock, intent, trash):
     /// files whose bytes are already there are left alone, the others are
-    /// copied (each checked against its shard's manifest), the manifest is the
+    /// hard-linked from the shard folders, or copied where no link can be made
+    /// (each checked against its shard's manifest), the manifest is the
     /// commit point, files the last output had and this one has not go after
     /// it. On an error before the manifest, the output is put back as it was.
     public static func run(output: String, shards folders: [String], allowExisting: Bool = false, log: (String) -> Void) throws -> MergeSummary {
@@ -30,23 +32,33 @@ extension ShardMerge {
         try TileStore(root: output).writeFile(TileStore.intentName, Data((sources.map(\.entry.path) + stale).joined(separator: "\n").utf8))
         store.trash = Trash(root: output)
         var summary = MergeSummary(shards: shards.count, output: output)
+        let shardManifestTimes = shards.map { TileStore(root: $0.folder).fileStatus(Manifest.fileName)?.mtime }
+        // Placing files is kernel work: contiguous runs of the files
+        // on every core, each with a store of its own (its open folders, its undo log).
+        let writers = (0..<max(1, min(ProcessInfo.processInfo.activeProcessorCount, sources.count / 64))).map { _ in
+            TileStore(root: output, trash: store.trash)
+        }
         do {
-            let readers = shards.map { TileStore(root: $0.folder) }
-            for (e, s) in sources {
-                var touched = false
-                if let l = last[e.path], l.sha256 == e.sha256, l.bytes == e.bytes,
-                   PreviousBuild.intact(l, store.fileStatus(e.path), store, manifestTime, touched: &touched) {
-                    summary.unchanged += 1
-                    continue
+            let perRun = (sources.count + writers.count - 1) / writers.count
+            let tallies = Workers.map(writers.count, workers: writers.count, placeholder: (copied: 0, unchanged: 0, error: nil as Error?)) { _, r in
+                var t = (copied: 0, unchanged: 0, error: nil as Error?)
+                let readers = shards.map { TileStore(root: $0.folder) }
+                do {
+                    for (e, s) in sources[(r * perRun)..<min((r + 1) * perRun, sources.count)] {
+                        if try place(e, from: shards[s], readers[s], shardManifestTime: shardManifestTimes[s], to: writers[r], last: last[e.path],
+                                     manifestTime: manifestTime) { t.copied += 1 } else { t.unchanged += 1 }
+                    }
+                } catch {
+                    t.error = error
                 }
-                guard let data = readers[s].read(e.path), data.count == e.bytes, Digest32(bytes: SHA256.hash(data: data)) == e.sha256 else {
-                    throw MergeError(problem: "shard folder \(shards[s].folder): \(e.path) is missing or does not match its manifest.json; build that shard again")
-                }
-                try store.writeFile(e.path, data)
-                summary.copied += 1
+                return t
             }
+            if let e = tallies.lazy.compactMap({ $0.error }).first { throw e }
+            summary.copied = tallies.reduce(0) { $0 + $1.copied }
+            summary.unchanged = tallies.reduce(0) { $0 + $1.unchanged }
             try writeManifestAndIndex(merged, shards: shards, store: store)
         } catch {
+            for w in writers.reversed() { w.revertFiles() }
             store.revertFiles()
             store.remove(TileStore.intentName, setAside: false)
             throw error
@@ -57,6 +69,26 @@ extension ShardMerge {
         summary.tiles = merged.manifest.tiles.count
         summary.bytes = merged.manifest.tiles.reduce(0) { $0 + $1.bytes }
         return summary
+    }
+
+    /// One file of the output: left alone when the last output has it with
+    /// these bytes, intact; else linked (or copied) from its shard's folder,
+    /// checked against the shard's manifest the way a build checks its own
+    /// files (`PreviousBuild.intact`: its size, and its bytes when it changed
+    /// after that manifest). Returns whether it was placed.
+    static func place(_ e: Manifest.TileEntry, from shard: Shard, _ reader: TileStore, shardManifestTime: timespec?, to store: TileStore,
+                      last: Manifest.TileEntry?, manifestTime: timespec?) throws -> Bool {
+        var touched = false
+        if let l = last, l.sha256 == e.sha256, l.bytes == e.bytes, PreviousBuild.intact(l, store.fileStatus(e.path), store, manifestTime, touched: &touched) {
+            return false
+        }
+        let unchangedSinceManifest = { (st: (size: Int, mtime: timespec)) in shardManifestTime.map { !(st.mtime > $0) } ?? false }
+        guard let st = reader.statusInOrder(e.path), st.size == e.bytes,
+              unchangedSinceManifest(st) || reader.readInOrder(e.path).map({ Digest32(bytes: SHA256.hash(data: $0)) == e.sha256 }) == true else {
+            throw MergeError(problem: "shard folder \(shard.folder): \(e.path) is missing or does not match its manifest.json; build that shard again")
+        }
+        try store.linkRecorded(e.path, from: reader)
+        return true
     }
 
     /// The manifest (left alone when its bytes are already there), then the

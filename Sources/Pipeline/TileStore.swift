@@ -88,13 +88,13 @@ public final class TileStore {
         openFolders.removeAll()
     }
 
-    /// The open folder `relative` (under the root), made if missing.
-    private func folder(_ relative: Substring) throws -> Int32 {
+    /// The open folder `relative` (under the root), made if missing (unless `create` is false).
+    private func folder(_ relative: Substring, create: Bool = true) throws -> Int32 {
         if let k = openFolders.firstIndex(where: { $0.relative == relative }) {
             if k > 0 { openFolders.swapAt(0, k) }
             return openFolders[0].fd
         }
-        let fd = try openFolder(relative, create: true)
+        let fd = try openFolder(relative, create: create)
         if openFolders.count == TileStore.openFolderLimit { close(openFolders.removeLast().fd) }
         openFolders.insert((relative, fd), at: 0)
         return fd
@@ -248,6 +248,50 @@ public final class TileStore {
         // The manifest and the index are written at once, on two threads.
         undoLock.lock(); undoLog.append((relative, undo)); undoLock.unlock()
         return true
+    }
+
+    /// Writes a file like `write` (through the open folders of the last
+    /// files), recording how to undo it for `revertFiles`: the merge's copies,
+    /// which come in tile order like a build's.
+    public func writeRecorded(_ relative: String, _ data: Data) throws {
+        let undo = try write(relative, data)
+        undoLock.lock(); undoLog.append((relative, undo)); undoLock.unlock()
+    }
+
+    /// Puts `source`'s file `relative` at the same place under this root as a
+    /// hard link, recording the undo like `writeRecorded`: the merge's files
+    /// come from the shard folders without their bytes being read or written
+    /// again. The two folders then share the file, which is safe because no
+    /// build or merge writes a file in place (each replaces by rename). Where
+    /// no link can be made (another file system) the bytes are copied.
+    public func linkRecorded(_ relative: String, from source: TileStore) throws {
+        let (dirPath, name) = TileStore.split(relative)
+        let from = try source.folder(dirPath, create: false)
+        let dir = try folder(dirPath)
+        let tmp = TileStore.temporaryName(name)
+        unlinkat(dir, tmp, 0)   // left by a killed merge
+        if linkat(from, name, dir, tmp, 0) != 0 {
+            let e = errno
+            guard [EXDEV, EPERM, ENOTSUP, EMLINK].contains(e) else {
+                throw StoreError(operation: "link", path: path(relative), reason: String(cString: strerror(e)), code: e)
+            }
+            guard let data = source.readInOrder(relative) else {
+                throw StoreError(operation: "read", path: source.path(relative), reason: "missing or not a regular file", code: ENOENT)
+            }
+            return try writeRecorded(relative, data)
+        }
+        let undo = try rename(dir, tmp, over: name, relative)
+        undoLock.lock(); undoLog.append((relative, undo)); undoLock.unlock()
+    }
+
+    /// Size and modification time through the open folders of the last files
+    /// (as `readInOrder`), not following a symbolic link; nil when missing.
+    public func statusInOrder(_ relative: String) -> (size: Int, mtime: timespec)? {
+        let (dirPath, name) = TileStore.split(relative)
+        guard let dir = try? folder(dirPath, create: false) else { return nil }
+        var st = Glibc.stat()
+        guard fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return (Int(st.st_size), st.st_mtim)
     }
 
     /// Writes a small file atomically by path (TileJSON, meshes), recording how
@@ -424,6 +468,31 @@ public final class TileStore {
         guard fd >= 0 else { return nil }
         let h = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         return try? h.readToEnd() ?? Data()
+    }
+
+    /// `read(_:)` through the open folders of the last files read: for a
+    /// reader of many files in tile order (the merge reading a shard folder),
+    /// one `open` per file instead of one per path component.
+    public func readInOrder(_ relative: String) -> Data? {
+        let (dirPath, name) = TileStore.split(relative)
+        guard let dir = try? folder(dirPath, create: false) else { return nil }
+        let fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var st = Glibc.stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        var data = Data(count: Int(st.st_size))
+        let ok = data.withUnsafeMutableBytes { b -> Bool in
+            var done = 0
+            while done < b.count {
+                let n = Glibc.read(fd, b.baseAddress! + done, b.count - done)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { return false }
+                done += n
+            }
+            return true
+        }
+        return ok ? data : nil
     }
 
     /// Stats files one after another with the folder of the last one kept open:

@@ -120,6 +120,45 @@ final class ShardTests: XCTestCase {
         XCTAssertLessThanOrEqual(Int(m.stdout[range].split(separator: " ")[0])!, rendered + 20, m.stdout)
     }
 
+    /// A shard file that does not match its shard's manifest stops the merge
+    /// after other files were already copied (on every writing thread): the
+    /// output is put back as it was, every file and the index.
+    func testADamagedShardFileStopsTheMergeAndPutsTheOutputBack() throws {
+        let folders = try buildShards(3, into: "shards")
+        let merged = dir.appendingPathComponent("merged")
+        XCTAssertEqual(try merge(folders, into: "merged").status, 0)
+        // Rename a room of the GeoJSON venue (a copy: the fixture stays) and build every shard again.
+        let osm = dir.appendingPathComponent("mall.geojson")
+        let fixture = CLI.packageRoot.appendingPathComponent("Tests/VenueFormatsTests/Fixtures/osm-indoor.geojson")
+        try FileManager.default.copyItem(at: fixture, to: osm)
+        try String(contentsOf: config, encoding: .utf8).replacingOccurrences(of: fixture.path, with: osm.path).write(to: config, atomically: true, encoding: .utf8)
+        try CLI.editFeatures(osm) { feats in
+            for i in feats.indices where (feats[i]["properties"] as? [String: Any])?["name"] as? String == "Books" {
+                var p = feats[i]["properties"] as! [String: Any]; p["name"] = "Bookshop"; feats[i]["properties"] = p
+            }
+        }
+        for i in 0..<3 {
+            let r = try CLI.run(["build", "--config", config.path, "--output", folders[i], "--shard", "\(i)/3", "-q", "--jobs", "1"])
+            XCTAssertEqual(r.status, 0, r.stderr)
+        }
+        func tiles(_ folder: String) throws -> [(path: String, sha: String)] {
+            let m = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/manifest.json"))) as! [String: Any]
+            return (m["tiles"] as! [[String: Any]]).map { ($0["path"] as! String, $0["sha256"] as! String) }
+        }
+        let old = Dictionary(try tiles(merged.path).map { ($0.path, $0.sha) }, uniquingKeysWith: { a, _ in a })
+        // The tiles the merge will copy, in its order (shard by shard: the shards hold contiguous runs).
+        let changed = try folders.enumerated().flatMap { s, f in try tiles(f).filter { old[$0.path] != $0.sha }.map { (shard: s, path: $0.path) } }
+        guard changed.count >= 2, let victim = changed.last else { return XCTFail("the edit changed \(changed.count) tiles") }
+        let before = dir.appendingPathComponent("before")
+        try FileManager.default.copyItem(at: merged, to: before)
+        try Data("not a tile".utf8).write(to: URL(fileURLWithPath: folders[victim.shard] + "/" + victim.path))
+        let r = try merge(folders, into: "merged")
+        XCTAssertEqual(r.status, 1, r.stdout)
+        XCTAssertTrue(r.stderr.contains(victim.path) && r.stderr.contains("does not match its manifest.json"), r.stderr)
+        XCTAssertEqual(ShardFixture.differences(before, merged), [], "\(changed.count - 1) tiles were copied before the damaged one")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: merged.appendingPathComponent(".venuetiles/intent").path))
+    }
+
     /// The merge names what is wrong: a missing shard, a shard given twice,
     /// shards of another N or of other inputs, a folder that is not a shard's;
     /// `--shard auto/N` with no array index set. Nothing is written.

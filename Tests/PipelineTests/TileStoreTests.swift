@@ -18,6 +18,38 @@ final class TileStoreTests: XCTestCase {
 
     func contents(_ relative: String) -> Data? { FileManager.default.contents(atPath: root + "/" + relative) }
 
+    /// The merge's placement: a hard link to the shard's file on one file
+    /// system, a copy across two (here /dev/shm, where it is another file
+    /// system than the temporary folder); undone by `revertFiles` either way,
+    /// the replaced file put back from the trash.
+    func testLinkRecordedLinksOrCopiesAndIsUndone() throws {
+        for sourceBase in [NSTemporaryDirectory(), "/dev/shm/"] where FileManager.default.fileExists(atPath: sourceBase) {
+            let sourceRoot = sourceBase + "tilestore-src-\(UUID().uuidString)"
+            defer { try? FileManager.default.removeItem(atPath: sourceRoot) }
+            let source = TileStore(root: sourceRoot)
+            try source.write("a/17/1/2.png", Data([9, 9, 9]))
+            try source.write("a/17/1/3.png", Data([8]))
+            let out = TileStore(root: root, trash: Trash(root: root))
+            try out.write("a/17/1/3.png", Data([1, 2]))   // replaced, then put back
+            try out.linkRecorded("a/17/1/2.png", from: source)
+            try out.linkRecorded("a/17/1/3.png", from: source)
+            XCTAssertEqual(contents("a/17/1/2.png"), Data([9, 9, 9]))
+            XCTAssertEqual(contents("a/17/1/3.png"), Data([8]))
+            var a = stat(), b = stat()
+            XCTAssertEqual(stat(sourceRoot + "/a/17/1/2.png", &a), 0)
+            XCTAssertEqual(stat(root + "/a/17/1/2.png", &b), 0)
+            XCTAssertEqual(a.st_ino == b.st_ino && a.st_dev == b.st_dev, a.st_dev == b.st_dev, "a link on one file system, a copy across two")
+            XCTAssertEqual(out.statusInOrder("a/17/1/2.png")?.size, 3)
+            XCTAssertNil(source.statusInOrder("a/17/1/4.png"))
+            out.revertFiles()
+            XCTAssertNil(contents("a/17/1/2.png"))
+            XCTAssertEqual(contents("a/17/1/3.png"), Data([1, 2]))
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: sourceRoot + "/a/17/1/2.png")), Data([9, 9, 9]), "the shard's file stays")
+            XCTAssertThrowsError(try out.linkRecorded("a/17/1/5.png", from: source))
+            try FileManager.default.removeItem(atPath: root + "/a")
+        }
+    }
+
     func testWritesInPlaceWithoutTemporaryFilesAcrossFolders() throws {
         let store = TileStore(root: root)
         try store.write("p/17/1/2.png", Data([1, 2, 3]))
