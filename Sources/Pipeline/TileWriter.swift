@@ -34,7 +34,7 @@ final class TileWriter {
 
     init(store: TileStore, paths: [String], keys: [Digest16], previous: @escaping (Int) -> Manifest.TileEntry?, intact: [Bool],
          entries: [Manifest.TileEntry], blanks: [Manifest.BlankEntry?], writers: Int) {
-        self.stores = (0..<max(1, writers)).map { _ in TileStore(root: store.root, trash: store.trash) }; self.paths = paths; self.keys = keys; self.previous = previous; self.intact = intact
+        self.stores = (0..<max(1, writers)).map { _ in TileStore(root: store.root, trash: store.trash, eachPathOnce: true) }; self.paths = paths; self.keys = keys; self.previous = previous; self.intact = intact
         self.entries = entries; self.blanks = blanks
         undo = [Int32](repeating: Undo.none, count: paths.count)
     }
