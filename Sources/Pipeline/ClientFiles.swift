@@ -26,7 +26,7 @@ extension Builder {
                      interned: inout [Digest32: Data]) throws -> (files: [(path: String, data: Data)], warnings: [String]) {
         let out = try VenueClientFiles.make(clientVenue(v, labels: labelTexts(pyramids, venue: 0)), style: style, sprites: sprites, fonts: fonts)
         let files = out.files.map { f -> (path: String, data: Data) in
-            let d = Digest32(bytes: SHA256.hash(data: f.data))
+            let d = Digest32.sha256(f.data)
             if interned[d] == nil { interned[d] = f.data }
             return (f.path, interned[d]!)
         }

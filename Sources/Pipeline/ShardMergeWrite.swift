@@ -39,7 +39,7 @@ extension ShardMerge {
                     summary.unchanged += 1
                     continue
                 }
-                guard let data = readers[s].read(e.path), data.count == e.bytes, Digest32(bytes: SHA256.hash(data: data)) == e.sha256 else {
+                guard let data = readers[s].read(e.path), data.count == e.bytes, Digest32.sha256(data) == e.sha256 else {
                     throw MergeError(problem: "shard folder \(shards[s].folder): \(e.path) is missing or does not match its manifest.json; build that shard again")
                 }
                 try store.writeFile(e.path, data)
