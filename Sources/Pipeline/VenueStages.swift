@@ -35,24 +35,37 @@ struct BuildInputs {
 /// dropped) when rendering starts a venue, or before a venue is read again
 /// to plan a damaged pyramid, so no two venues are alive at once.
 final class KeptVenue {
-    private var kept: (index: Int, venue: PreparedVenue, pyramids: [Builder.Pyramid])?
+    /// `inputs`: the source's file names and the digests of the bytes parsed
+    /// (nil: a file its reader did not read).
+    private var kept: (index: Int, venue: PreparedVenue, pyramids: [Builder.Pyramid], inputs: [(name: String, digest: Digest32?)])?
 
-    func keep(_ vi: Int, _ venue: PreparedVenue, _ pyramids: [Builder.Pyramid]) { kept = (vi, venue, pyramids) }
+    func keep(_ vi: Int, _ venue: PreparedVenue, _ pyramids: [Builder.Pyramid], inputs: [(name: String, digest: Digest32?)]) {
+        kept = (vi, venue, pyramids, inputs)
+    }
 
     func drop() { kept = nil }
 
     /// Venue `vi` as `venueAgain` would give it for rendering `planned` (its
-    /// pyramids in the build's plan): nil when another venue is kept, or when
+    /// pyramids in the build's plan): nil when another venue is kept, when
     /// the plan changed since (a shard's tiles, a damaged pyramid planned
-    /// after all). Empties the box either way.
-    func take(_ vi: Int, planned: ArraySlice<Builder.Pyramid>) -> (venue: PreparedVenue, pyramids: [Builder.Pyramid])? {
+    /// after all), or when `source` has other files or bytes on disk now
+    /// (read again, an edited source stops the build as before). Empties the box either way.
+    func take(_ vi: Int, planned: ArraySlice<Builder.Pyramid>, source: PipelineConfig.Source) -> (venue: PreparedVenue, pyramids: [Builder.Pyramid])? {
         defer { kept = nil }
         guard let k = kept, k.index == vi, k.pyramids.count == planned.count else { return nil }
         let same = zip(k.pyramids, planned).allSatisfy { a, b in
             a.directory == b.directory && a.digest == b.digest && a.carried == b.carried
                 && a.plans.count == b.plans.count && zip(a.plans, b.plans).allSatisfy { $0.zoom == $1.zoom && $0.tiles == $1.tiles }
         }
-        return same ? (k.venue, k.pyramids) : nil
+        return same && KeptVenue.unchanged(source, k.inputs) ? (k.venue, k.pyramids) : nil
+    }
+
+    private static func unchanged(_ s: PipelineConfig.Source, _ inputs: [(name: String, digest: Digest32?)]) -> Bool {
+        guard let (bundle, names) = try? InputFingerprint.bundle(s), names == inputs.map(\.name) else { return false }
+        return inputs.allSatisfy { f in
+            guard let d = f.digest else { return true }
+            return (try? bundle.read(f.name)).map { Digest32.sha256($0) == d } ?? false
+        }
     }
 }
 
@@ -128,7 +141,9 @@ extension Builder {
                 keyPlans(&pyramids)
                 run.lap("keys")
             }
-            if !overBudget && vi == config.sources.count - 1 && !options.dryRun { inputs.kept.keep(vi, v, pyramids.map { $0.of(venue: vi) }) }
+            if !overBudget && vi == config.sources.count - 1 && !options.dryRun {
+                inputs.kept.keep(vi, v, pyramids.map { $0.of(venue: vi) }, inputs: l.names.map { ($0, recorder.digest(source: s.id, name: $0)) })
+            }
             inputs.venuePyramids.append(inputs.pyramids.count..<(inputs.pyramids.count + pyramids.count))
             inputs.pyramids += pyramids.map { $0.of(venue: vi).hollowed(tileJSON: writesVenueFiles, minZoom: config.minZoom, maxZoom: config.maxZoom) }
             inputs.venues.append(v.hollowed())
