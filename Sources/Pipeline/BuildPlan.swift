@@ -141,6 +141,8 @@ extension Builder {
     /// Plans and keys the pyramids that are neither carried nor planned (a
     /// carried one found damaged), reading their venues again.
     func planDamaged(_ pyramids: inout [Pyramid], _ inputs: BuildInputs) throws {
+        // One venue alive at a time: the kept one goes before another is read.
+        inputs.kept.drop()
         for (vi, range) in inputs.venuePyramids.enumerated() {
             let wanted = Set(range.filter { !pyramids[$0].carried && pyramids[$0].plans.isEmpty })
             guard !wanted.isEmpty else { continue }

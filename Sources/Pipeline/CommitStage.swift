@@ -108,7 +108,7 @@ extension Builder {
             let data = try tileJSON(p, venues[p.venue], legend: legend).encoded()
             let rel = "\(p.directory)/tilejson.json"
             if try store.writeIfChanged(rel, data, stage: true) { changed += 1 }
-            files.append(Manifest.TileEntry(path: rel, sha256: Digest32(bytes: SHA256.hash(data: data)), bytes: data.count))
+            files.append(Manifest.TileEntry(path: rel, sha256: Digest32.sha256(data), bytes: data.count))
             paths[p.venue * 1000 + p.tileset, default: []].append(rel)
         }
         if config.baseURL == nil { log("notice: no base_url in \(config.file): TileJSON tile URLs are relative to each tilejson.json") }
@@ -122,7 +122,7 @@ extension Builder {
         for f in made {
             let (rel, data) = (f.path, try spill.get(f.ref))
             if try store.writeIfChanged(rel, data, stage: true) { changed += 1 }
-            files.append(Manifest.TileEntry(path: rel, sha256: Digest32(bytes: SHA256.hash(data: data)), bytes: data.count))
+            files.append(Manifest.TileEntry(path: rel, sha256: Digest32.sha256(data), bytes: data.count))
         }
         return changed
     }

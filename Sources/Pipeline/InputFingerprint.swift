@@ -22,7 +22,7 @@ enum InputFingerprint {
         private var digests = [String: [String: Digest32]]()
 
         func record(source: String, name: String, _ data: Data) {
-            let d = Digest32(bytes: SHA256.hash(data: data))
+            let d = Digest32.sha256(data)
             lock.lock(); digests[source, default: [:]][name] = d; lock.unlock()
         }
 
@@ -61,7 +61,7 @@ enum InputFingerprint {
     static func onDisk(_ config: PipelineConfig) throws -> [UInt8] {
         try make(config, configBytes: read(config.file), styleBytes: config.style.map(read)) { s in
             let (b, names) = try bundle(s)
-            return try names.map { ($0, Digest32(bytes: SHA256.hash(data: try b.read($0)))) }
+            return try names.map { ($0, Digest32.sha256(try b.read($0))) }
         }
     }
 
@@ -73,7 +73,7 @@ enum InputFingerprint {
         return try make(config, configBytes: configBytes, styleBytes: styleBytes) { s in
             defer { k += 1 }
             return try sources[k].names.map { n in
-                (n, try recorder.digest(source: s.id, name: n) ?? Digest32(bytes: SHA256.hash(data: try sources[k].bundle.read(n))))
+                (n, try recorder.digest(source: s.id, name: n) ?? Digest32.sha256(try sources[k].bundle.read(n)))
             }
         }
     }

@@ -148,6 +148,6 @@ struct PreviousBuild {
         if let m = manifestTime, !(st.mtime > m) { return true }
         touched = true
         guard let d = store.read(e.path) else { return false }
-        return Digest32(bytes: SHA256.hash(data: d)) == e.sha256
+        return Digest32.sha256(d) == e.sha256
     }
 }

@@ -42,7 +42,8 @@ extension Builder {
             while next < plan.toRender.count && plan.toRender[next] < plan.jobStart[range.upperBound] { next += 1 }
             guard next > first else { continue }
             try cancellation.check()
-            let again = try venueAgain(vi, inputs, planned: plan.pyramids, plan: { !plan.pyramids[range.lowerBound + $0].carried }, zooms: plan.zooms)
+            let again = try inputs.kept.take(vi, planned: plan.pyramids[range], source: config.sources[vi])
+                ?? venueAgain(vi, inputs, planned: plan.pyramids, plan: { !plan.pyramids[range.lowerBound + $0].carried }, zooms: plan.zooms)
             let pyramids = plan.pyramids.replacing(range, with: again.pyramids)
             let venues = inputs.venues.replacing(vi..<(vi + 1), with: [again.venue])
             run.lap("reread venue")
@@ -69,6 +70,7 @@ extension Builder {
             }
             run.lap("render+encode")
         }
+        inputs.kept.drop()
         try writer.finish()
         run.summary.rendered = done
         run.lap("render+encode")

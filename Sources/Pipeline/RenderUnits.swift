@@ -59,7 +59,7 @@ extension Builder {
                                                                                items: items, itemsOfTile: itemsOfTile)
             return out.map { r in
                 guard case .png(let d) = r else { return .success(nil) }
-                return .success(Rendered(data: d, hash: Digest32(bytes: SHA256.hash(data: d)), dropped: 0))
+                return .success(Rendered(data: d, hash: Digest32.sha256(d), dropped: 0))
             }
         } catch {
             return unit.map { _ in .failure(error) }
@@ -76,7 +76,7 @@ extension Builder {
         case .raster(let items):
             guard case .png(let d) = try renderers[ts.scale]!.render(tile: tile, items: items,
                                                                      indices: plan.items[Int(job.tile)]) else { return nil }
-            return Rendered(data: d, hash: Digest32(bytes: SHA256.hash(data: d)), dropped: 0)
+            return Rendered(data: d, hash: Digest32.sha256(d), dropped: 0)
         case .vector:
             return try renderVector(job, pyramids, workspace)
         }
@@ -99,7 +99,7 @@ extension Builder {
                                                        table: table, workspace: workspace, made: made, keep: keep)
         guard let raw else { return nil }
         let d = Data(ts.gzip ? try Gzip.compress(raw) : raw)
-        return Rendered(data: d, hash: Digest32(bytes: SHA256.hash(data: d)), dropped: dropped)
+        return Rendered(data: d, hash: Digest32.sha256(d), dropped: dropped)
     }
 
     /// A vector group: its floors' tiles first, then the venue-wide tile at the

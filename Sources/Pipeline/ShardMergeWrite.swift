@@ -84,7 +84,7 @@ extension ShardMerge {
         }
         let unchangedSinceManifest = { (st: (size: Int, mtime: timespec)) in shardManifestTime.map { !(st.mtime > $0) } ?? false }
         guard let st = reader.statusInOrder(e.path), st.size == e.bytes,
-              unchangedSinceManifest(st) || reader.readInOrder(e.path).map({ Digest32(bytes: SHA256.hash(data: $0)) == e.sha256 }) == true else {
+              unchangedSinceManifest(st) || reader.readInOrder(e.path).map({ Digest32.sha256($0) == e.sha256 }) == true else {
             throw MergeError(problem: "shard folder \(shard.folder): \(e.path) is missing or does not match its manifest.json; build that shard again")
         }
         try store.linkRecorded(e.path, from: reader)

@@ -46,16 +46,20 @@ final class LiveVenues: @unchecked Sendable {
     private let lock = NSLock()
     private var alive = 0
     private var highest = 0
+    private var prepared = 0
 
     final class Token: Sendable {
         let owner: LiveVenues
         init(_ owner: LiveVenues) {
             self.owner = owner
-            owner.lock.lock(); owner.alive += 1; owner.highest = max(owner.highest, owner.alive); owner.lock.unlock()
+            owner.lock.lock(); owner.alive += 1; owner.prepared += 1; owner.highest = max(owner.highest, owner.alive); owner.lock.unlock()
         }
         deinit { owner.lock.lock(); owner.alive -= 1; owner.lock.unlock() }
     }
 
     /// The most prepared venues alive at once so far.
     var peak: Int { lock.lock(); defer { lock.unlock() }; return highest }
+
+    /// How many times a venue was prepared (each reading of one).
+    var preparations: Int { lock.lock(); defer { lock.unlock() }; return prepared }
 }

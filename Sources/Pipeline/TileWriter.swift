@@ -53,7 +53,7 @@ final class TileWriter {
 
     init(store: TileStore, paths: TilePathTable, keys: [Digest16], previous: @escaping (Int) -> Manifest.TileEntry?, intact: [Bool],
          outcomes: [Outcome], writers: Int) {
-        self.stores = (0..<max(1, writers)).map { _ in TileStore(root: store.root, trash: store.trash) }; self.paths = paths; self.keys = keys; self.previous = previous; self.intact = intact
+        self.stores = (0..<max(1, writers)).map { _ in TileStore(root: store.root, trash: store.trash, eachPathOnce: true) }; self.paths = paths; self.keys = keys; self.previous = previous; self.intact = intact
         self.outcomes = outcomes
         undo = [Int32](repeating: Undo.none, count: paths.count)
     }

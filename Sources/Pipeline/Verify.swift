@@ -28,7 +28,7 @@ public enum Verify {
             report.checked += 1
             // Read without following a symbolic link: a link is not our file.
             guard let d = store.read(e.path) else { report.missing.append(e.path); continue }
-            if d.count != e.bytes || Digest32(bytes: SHA256.hash(data: d)) != e.sha256 { report.altered.append(e.path) }
+            if d.count != e.bytes || Digest32.sha256(d) != e.sha256 { report.altered.append(e.path) }
         }
         if let walker = FileManager.default.enumerator(atPath: output) {
             for case let rel as String in walker {

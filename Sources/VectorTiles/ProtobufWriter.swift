@@ -54,7 +54,23 @@ public struct ProtobufWriter {
         var n = 0
         for v in values { n += ProtobufWriter.varintSize(UInt64(v)) }
         varint(UInt64(n))
-        for v in values { varint(UInt64(v)) }
+        // Grown once and filled in place: appending byte by byte checked the
+        // buffer's uniqueness and capacity for every byte of every geometry.
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: n))
+        bytes.withUnsafeMutableBufferPointer { b in
+            var k = start
+            for v in values {
+                var v = v
+                while v >= 0x80 {
+                    b[k] = UInt8(truncatingIfNeeded: v) | 0x80
+                    v >>= 7
+                    k += 1
+                }
+                b[k] = UInt8(v)
+                k += 1
+            }
+        }
     }
 
     public mutating func message(_ field: UInt64, _ m: ProtobufWriter) { bytes(field, m.bytes) }

@@ -230,9 +230,11 @@ final class SafetyTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: out.appendingPathComponent("manifest.json")), try Data(contentsOf: clean.appendingPathComponent("manifest.json")))
     }
 
-    /// Rendering reads each venue again (it was dropped after planning): a
-    /// source edited in between would give tiles other than the planned ones,
-    /// so the build stops and the previous output is put back.
+    /// Rendering reads each venue again (it was dropped after planning), or,
+    /// for the last venue kept whole from planning (`KeptVenue`), first reads
+    /// its files again to compare: a source edited in between would give
+    /// tiles other than the planned ones, so the build stops and the previous
+    /// output is put back.
     func testAnInputEditedBetweenPlanAndRenderStopsTheBuild() throws {
         try build()
         let before = CLI.snapshot(out)

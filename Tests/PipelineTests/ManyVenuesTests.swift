@@ -25,13 +25,14 @@ final class ManyVenuesTests: XCTestCase {
 
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: work) }
 
-    func build(_ output: String = "out", jobs: Int = 2, shard: ShardSpec? = nil, dryRun: Bool = false) throws -> (summary: BuildSummary, peak: Int) {
-        let c = try PipelineConfig.load(path: work.appendingPathComponent("pipeline.json").path)
+    func build(_ output: String = "out", jobs: Int = 2, shard: ShardSpec? = nil, dryRun: Bool = false,
+               config: String = "pipeline.json") throws -> (summary: BuildSummary, peak: Int, preparations: Int) {
+        let c = try PipelineConfig.load(path: work.appendingPathComponent(config).path)
         var o = BuildOptions(jobs: jobs, output: work.appendingPathComponent(output).path, dryRun: dryRun)
         o.shard = shard
         let b = Builder(config: c, options: o, log: { _ in })
         let s = try b.run()
-        return (s, b.liveVenues.peak)
+        return (s, b.liveVenues.peak, b.liveVenues.preparations)
     }
 
     func testOneVenueIsPreparedAtATime() throws {
@@ -41,6 +42,30 @@ final class ManyVenuesTests: XCTestCase {
         XCTAssertEqual(try build(jobs: 1).peak, 0, "a no-op reads no venue")
         XCTAssertEqual(try build("dry", dryRun: true).peak, 1)
         XCTAssertEqual(try build("shard", shard: ShardSpec(index: 1, count: 2)).peak, 1)
+    }
+
+    /// The last venue planned renders from its planning (`KeptVenue`) when it
+    /// is the first to render: a one-venue build prepares its venue once. Six
+    /// venues render in order, so the kept one is dropped when the first
+    /// starts (never two alive) and read again in its turn: twelve. A shard's
+    /// restricted plan reads it again too.
+    func testTheLastVenuePlannedIsNotReadAgainToRender() throws {
+        let six = try build()
+        XCTAssertEqual(six.preparations, 12)
+        XCTAssertEqual(six.peak, 1)
+        let one = #"{"output": "one", "zoom": {"min": 17, "max": 19}, "sources": [{"id": "v1", "format": "imdf", "path": "v1"}], "tilesets": [{"format": "png"}, {"format": "mvt"}]}"#
+        try Data(one.utf8).write(to: work.appendingPathComponent("one.json"))
+        let single = try build("one", jobs: 1, config: "one.json")
+        XCTAssertGreaterThan(single.summary.rendered, 0)
+        XCTAssertEqual(single.preparations, 1, "planned and rendered from one reading")
+        // Both shards of the one venue read it again (their plans are restricted) and together make the same tiles.
+        var sharded = 0
+        for i in 0..<2 {
+            let s = try build("one-shard\(i)", jobs: 2, shard: ShardSpec(index: i, count: 2), config: "one.json")
+            XCTAssertEqual(s.preparations, s.summary.rendered > 0 ? 2 : 1)
+            sharded += s.summary.rendered
+        }
+        XCTAssertEqual(sharded, single.summary.rendered)
     }
 
     /// One venue edited: only its changed tiles render, the others are carried,

@@ -151,6 +151,25 @@ final class TileStoreTests: XCTestCase {
         XCTAssertEqual(contents("p/17/1/gone.png"), Data([2]))
     }
 
+    /// The tile writer's stores (each path written once in a build) look no
+    /// name up in a folder they made themselves; in a folder that was there
+    /// before, or that another of them made, a file in place is still staged.
+    func testWriterStoresLookUpNamesOnlyInFoldersTheyDidNotMake() throws {
+        try TileStore(root: root).write("p/17/1/old.png", Data([1]))   // the last build's
+        let trash = Trash(root: root)
+        let a = TileStore(root: root, trash: trash, eachPathOnce: true)
+        let b = TileStore(root: root, trash: trash, eachPathOnce: true)
+        XCTAssertEqual(try a.write("p/17/1/old.png", Data([9]), stage: true), .staged)
+        XCTAssertEqual(try a.write("p/18/1/new.png", Data([2]), stage: true), .created)
+        // Something a build does not write appears in a's folder: b did not make it, so b looks and stages.
+        try Data([5]).write(to: URL(fileURLWithPath: root + "/p/18/1/foreign.png"))
+        XCTAssertEqual(try b.write("p/18/1/foreign.png", Data([6]), stage: true), .staged)
+        XCTAssertEqual(contents("p/18/1/foreign.png"), Data([5]), "the old bytes until the switch")
+        XCTAssertEqual(contents("p/17/1/old.png"), Data([1]))
+        XCTAssertEqual(contents("p/18/1/new.png"), Data([2]))
+        XCTAssertNil(contents("p/18/1/.new.png.tmp"))
+    }
+
     /// Small files staged by path switch together, and revert like tiles.
     func testStagedSmallFilesSwitchTogether() throws {
         try TileStore(root: root).writeFile("a/tilejson.json", Data("old".utf8))   // the last build's
