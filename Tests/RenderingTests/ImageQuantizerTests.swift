@@ -166,13 +166,14 @@ final class ImageQuantizerTests: XCTestCase {
                 total += e; worst = max(worst, e)
             }
         }
-        // 74 colours become 11: the ramps' middle blends go to their neighbours
-        // (worst 47 of 255 on this image), the fills stay exact.
+        // 74 colours become fewer: the ramps' middle blends go to their neighbours.
         XCTAssertLessThan(total / Double(size * size), 1, "mean error per pixel")
         XCTAssertLessThan(worst, 64, "worst channel error")
-        // The fills themselves survive exactly: they are most of the pixels.
-        XCTAssertEqual(back.pixel(x: 5, y: 5), px[5 * size + 5])
-        XCTAssertEqual(back.pixel(x: 50, y: 30), px[30 * size + 50])
+        // The fills, most of the pixels, stay within a level or two of their colour.
+        for (x, y) in [(5, 5), (50, 30), (20, 40)] {
+            let a = straight(px[y * size + x]), b = straight(back.pixel(x: x, y: y))
+            XCTAssertLessThanOrEqual(zip(a, b).map { abs($0 - $1) }.max()!, 2, "fill at (\(x), \(y))")
+        }
     }
 
     func testNearestUsesTheColourDifferenceOverBlackAndWhite() {
