@@ -8,8 +8,11 @@ import Rendering
 // `"quantize": true`, into the same path under OUT. Prints tiles, bytes before
 // and after, and how many tiles were reduced.
 //
-//   png-quantize-bench IN OUT [--speed N] [--dither X] [--min-quality Q]
-//   png-quantize-bench IN --encode lossless|quantized|none [--every N]
+//   png-quantize-bench IN OUT [--speed N] [--dither X] [--min-quality Q] [--quality Q] [--compression fast|small]
+//   png-quantize-bench IN --encode lossless|quantized|none [--every N] [--quality Q] [--compression fast|small]
+//
+// `--quality` is pipeline.json's `quality` (libimagequant's maximum), and
+// `--compression` its `compression`.
 //
 // `--encode` runs one encoder over the distinct tiles and writes nothing: run
 // it under `perf stat -e instructions` and subtract the `none` run (decoding
@@ -34,11 +37,15 @@ func option(_ name: String) -> String? {
 if let s = option("--speed") { guard let v = Int(s) else { fail("--speed \(s): expected 1…10") }; settings.speed = v }
 if let d = option("--dither") { guard let v = Float(d) else { fail("--dither \(d): expected 0…1") }; settings.dithering = v }
 if let q = option("--min-quality") { guard let v = Int(q) else { fail("--min-quality \(q): expected 0…100") }; settings.minQuality = v }
+if let q = option("--quality") { guard let v = Int(q), (1...100).contains(v) else { fail("--quality \(q): expected 1…100") }; settings.maxQuality = v }
+var compression = PNGEncoder.Compression.fast
+if let c = option("--compression") { guard let v = PNGEncoder.Compression(rawValue: c) else { fail("--compression \(c): expected fast or small") }; compression = v }
 encodeOnly = option("--encode")
 var every = 1
 if let e = option("--every") { guard let v = Int(e), v >= 1 else { fail("--every \(e): expected a whole number ≥ 1") }; every = v }
 guard args.count == (encodeOnly == nil ? 2 : 1) else {
-    fail("usage: png-quantize-bench IN OUT [--speed N] [--dither X] [--min-quality Q] | IN --encode lossless|quantized|none [--every N]")
+    fail("usage: png-quantize-bench IN OUT [--speed N] [--dither X] [--min-quality Q] [--quality Q] [--compression fast|small]"
+         + " | IN --encode lossless|quantized|none [--every N] [--quality Q] [--compression fast|small]")
 }
 let input = args[0]
 
@@ -48,7 +55,9 @@ let files = (FileManager.default.enumerator(atPath: input)?.compactMap { $0 as? 
 guard !files.isEmpty else { fail("no PNG files under \(input)") }
 
 let quantizer = try ImageQuantizer(settings)
-let encoder = PNGEncoder()
+let encoder = PNGEncoder(compression: compression)
+/// The build's lossless encoder, to check that a decoded tile gives its file back.
+let checker = PNGEncoder()
 
 /// Decodes a tile into tightly packed premultiplied words.
 func pixels(_ data: Data) throws -> (words: [UInt32], size: Int) {
@@ -97,7 +106,7 @@ for rel in files {
     } else {
         let (words, size) = try pixels(data)
         let (lossless, quantized) = try words.withUnsafeBufferPointer { px in
-            (encoder.encode(pixels: px, width: size, height: size, stride: size * 4),
+            (checker.encode(pixels: px, width: size, height: size, stride: size * 4),
              try encoder.encode(pixels: px, width: size, height: size, stride: size * 4, reducingWith: quantizer))
         }
         if lossless != data { mismatched += 1 }
@@ -112,7 +121,7 @@ for rel in files {
     try out.write(to: URL(fileURLWithPath: path))
 }
 print("tiles \(files.count) distinct \(done.count) reduced \(reduced) lossless_bytes \(before) quantized_bytes \(after) " +
-      "bytes_per_tile \(before / files.count) -> \(after / files.count) not_reencoded_equal \(mismatched) settings \(settings.keyDescription)")
+      "bytes_per_tile \(before / files.count) -> \(after / files.count) not_reencoded_equal \(mismatched) settings \(settings.keyDescription) \(compression)")
 if mismatched > 0 {
     FileHandle.standardError.write(Data("png-quantize-bench: \(mismatched) tiles decoded to pixels the lossless encoder does not write back to the same bytes\n".utf8))
 }

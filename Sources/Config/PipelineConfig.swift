@@ -65,6 +65,14 @@ public struct PipelineConfig: Sendable {
         /// (libimagequant, `ImageQuantizer.Settings.tiles`); tiles of at most 256
         /// colours are lossless either way.
         public var quantize: Bool = false
+        /// Raster, with `quantize`: libimagequant's maximum quality, 1…100. Below 100
+        /// a tile uses fewer colours when they are enough, and tiles of at most 256
+        /// colours are reduced too (`ImageQuantizer.Settings.tiles(quality:)`).
+        public var quality: Int = 100
+        /// Raster: how the PNG files are compressed (`PNGEncoder.Compression`):
+        /// `fast` (our scanline deflater) or `small` (libdeflate level 9, trimmed palettes).
+        public var compression: Compression = .fast
+        public enum Compression: String, Sendable, Hashable, CaseIterable { case fast, small }
         /// Raster: metatiles are drawn from this zoom (below, a floor is a handful of tiles).
         public static let metatileMinZoom = 19
         /// Where the tiles go (pipeline.json `layout`: a preset of `TilePathTemplate.presets`,
@@ -214,7 +222,7 @@ public struct PipelineConfig: Sendable {
                 }
                 switch format {
                 case .png:
-                    try rejectUnknown(o, allowed: Set(["format", "scale", "metatile", "quantize", "layers"] + Tileset.outputKeys), path: key + ".", fail)
+                    try rejectUnknown(o, allowed: Set(["format", "scale", "metatile", "quantize", "quality", "compression", "layers"] + Tileset.outputKeys), path: key + ".", fail)
                     let layers = try rasterLayers(o["layers"], key: key + ".layers", fail)
                     var quantize = Tileset(format: .png).quantize
                     if let q = o["quantize"] {
@@ -222,6 +230,19 @@ public struct PipelineConfig: Sendable {
                             throw fail(key + ".quantize", "expected true or false")
                         }
                         quantize = b
+                    }
+                    var quality = 100
+                    if let q = try int(o, "quality", path: key + ".quality", fail) {
+                        guard quantize else { throw fail(key + ".quality", "applies to quantized tiles: set \"quantize\": true, or remove it") }
+                        guard (1...100).contains(q) else { throw fail(key + ".quality", "expected 1…100 (libimagequant's maximum quality), found \(q)") }
+                        quality = q
+                    }
+                    var compression = Tileset.Compression.fast
+                    if let c = o["compression"] {
+                        guard let name = c as? String, let v = Tileset.Compression(rawValue: name) else {
+                            throw fail(key + ".compression", "expected \"fast\" or \"small\", found \(c)")
+                        }
+                        compression = v
                     }
                     var metatile = 8
                     if let m = try int(o, "metatile", path: key + ".metatile", fail) {
@@ -240,6 +261,8 @@ public struct PipelineConfig: Sendable {
                         ts.metatile = metatile
                         try ts.readOutputKeys(o, key: key, fail)
                         ts.quantize = quantize
+                        ts.quality = quality
+                        ts.compression = compression
                         ts.layers = layers
                         if !tilesets.contains(where: { $0.format == .png && $0.scale == sc }) { tilesets.append(ts) }
                     }

@@ -24,9 +24,11 @@ public enum InputKeys {
         case .png:
             // The sprite's pixels are part of every raster tile that draws an icon or a pattern.
             // Drawn in metatiles or alone: the same pixels by design, but the key says which.
-            // Quantized tiles name the quantizer's settings; lossless ones say nothing, so their keys stay.
+            // Quantized tiles name the quantizer's settings (the quality among them), small ones libdeflate's
+            // level; lossless fast ones say nothing, so their keys stay.
             return "\(Generator.name) \(Generator.version) png scale=\(ts.scale) metatile=\(ts.metatileSpan(zoom: zoom)) sprite=\(spriteDigest)"
-                + (ts.quantize ? " quantize=" + ImageQuantizer.Settings.tiles.keyDescription : "")
+                + (ts.quantize ? " quantize=" + ImageQuantizer.Settings.tiles(quality: ts.quality).keyDescription : "")
+                + (ts.compression == .fast ? "" : " compression=\(ts.compression.rawValue)-libdeflate\(LibdeflateCompressor.version)-\(PNGEncoder.smallLevel)")
         case .mvt:
             let tolerance = zoom < maxZoom ? ts.simplify : 0
             return "\(Generator.name) \(Generator.version) mvt extent=\(ts.extent) buffer=\(ts.buffer) gzip=\(ts.gzip) simplify=\(tolerance) pyramid=\(venueWide ? "venue" : "floor")"
@@ -38,7 +40,7 @@ public enum InputKeys {
     static let optionsNotInKey: [PipelineConfig.Tileset.Format: Set<String>] = [
         // `layers` says which pyramids exist; each pyramid's items and folder are in its own keys.
         .png: ["extent", "buffer", "gzip", "simplify", "pathTemplate", "archive", "layers"],
-        .mvt: ["scale", "metatile", "quantize", "pathTemplate", "archive", "layers"],
+        .mvt: ["scale", "metatile", "quantize", "quality", "compression", "pathTemplate", "archive", "layers"],
     ]
 
     /// Collects the bytes and hashes them once in `finish`: SHA-256 of the same

@@ -25,7 +25,8 @@ extension Builder {
         for w in 0..<workers {
             for ts in config.tilesets where ts.format == .png && renderers[w][ts.scale] == nil {
                 renderers[w][ts.scale] = try TileRenderer(scale: ts.scale, sprite: ts.scale >= 2 ? inputs.sprites.two : inputs.sprites.one,
-                                                          encodings: encodings, quantize: ts.quantize ? .tiles : nil)
+                                                          encodings: encodings, quantize: ts.quantize ? .tiles(quality: ts.quality) : nil,
+                                                          compression: ts.compression == .small ? .small : .fast)
             }
         }
         // Each worker's own scratch space for vector tiles.

@@ -40,9 +40,11 @@ public final class TileRenderer {
     private let tile: Canvas
     /// Metatile canvases by tiles per side, made on first use.
     private var blocks = [Int: Canvas]()
-    private let encoder = PNGEncoder()
+    private let encoder: PNGEncoder
     /// Tiles of more than 256 colours are reduced to 256 when set (`"quantize": true`).
     private let quantizer: ImageQuantizer?
+    /// Tells apart, in the shared cache, files of the same pixels encoded with other settings.
+    private let encodingCode: UInt16
     private let encodings: EncodedImageCache?
     private let hasher = EncodedImageCache.ImageHasher()
     /// Encoded solid-colour tiles by pixel value: at z22–23 most tiles lie wholly
@@ -58,11 +60,15 @@ public final class TileRenderer {
     /// `sprite`: icons and fill patterns (without one, icons and patterns are not drawn).
     /// `encodings`: PNG files shared with the other workers of the build.
     /// `quantize`: tiles of more than 256 colours are reduced to a palette with these settings.
+    /// `compression`: how the PNG files are compressed (`PNGEncoder.Compression`).
     public init(scale: Int, sprite: Sprite? = nil, encodings: EncodedImageCache? = nil,
-                quantize: ImageQuantizer.Settings? = nil) throws {
+                quantize: ImageQuantizer.Settings? = nil, compression: PNGEncoder.Compression = .fast) throws {
         precondition(scale >= 1 && scale <= 4, "scale \(scale) out of range 1...4")
         self.encodings = encodings
         quantizer = try quantize.map { try ImageQuantizer($0) }
+        encoder = PNGEncoder(compression: compression)
+        // Bit 0: quantized; bit 1: small; bits 8…15: the quantizer's maximum quality.
+        encodingCode = (quantize.map { 1 | UInt16($0.maxQuality) << 8 } ?? 0) | (compression == .small ? 2 : 0)
         self.scale = scale
         tileSize = 256 * scale
         tile = try Canvas(size: tileSize)
@@ -146,7 +152,7 @@ public final class TileRenderer {
             return .png(d)
         }
         guard let encodings else { return .png(try encode(px, rowWords: rowWords)) }
-        let key = hasher.key(px, width: size, height: size, rowWords: rowWords, encoding: quantizer == nil ? 0 : 1)
+        let key = hasher.key(px, width: size, height: size, rowWords: rowWords, encoding: encodingCode)
         if let d = encodings.file(for: key) { return .png(d) }
         let d = try encode(px, rowWords: rowWords)
         encodings.insert(d, for: key)

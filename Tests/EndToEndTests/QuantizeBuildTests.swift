@@ -54,6 +54,47 @@ final class QuantizeBuildTests: XCTestCase {
         XCTAssertEqual(try keys(), off, "off again: the keys of before")
     }
 
+    /// The bytes of every png tile (not the clients' sprite) under `out`, by path.
+    func pngFiles(_ out: String) throws -> [String: Data] {
+        let root = dir.appendingPathComponent(out)
+        var files = [String: Data]()
+        for case let rel as String in FileManager.default.enumerator(atPath: root.path)!
+        where rel.hasSuffix(".png") && (rel.contains("/png/") || rel.contains("/png@2x/")) {
+            files[rel] = try Data(contentsOf: root.appendingPathComponent(rel))
+        }
+        return files
+    }
+
+    /// `"quality": 90, "compression": "small"`: the png tiles (and only they)
+    /// are rendered again, in fewer bytes, every one an indexed PNG; the same
+    /// bytes from one worker as from two.
+    func testQualityAndSmallCompressionRerenderThePngTilesInFewerBytesOnAnyJobs() throws {
+        try writeConfig(quantize: "true")
+        _ = try build()
+        let before = try keys(), quantized = try pngFiles("out")
+        try writeConfig(quantize: #"true, "quality": 90, "compression": "small""#)
+        XCTAssertEqual(try build().rendered, quantized.count, "every png tile, and no vector tile")
+        let after = try keys()
+        for (path, key) in after { XCTAssertEqual(key != before[path], path.hasSuffix(".png"), path) }
+        let small = try pngFiles("out")
+        XCTAssertEqual(Set(small.keys), Set(quantized.keys))
+        XCTAssertLessThan(small.values.map(\.count).reduce(0, +), quantized.values.map(\.count).reduce(0, +))
+        for (path, d) in small { XCTAssertEqual(d[25], 3, "\(path): colour type \(d[25]), expected indexed") }
+
+        let one = try CLI.run(["build", "--config", config.path, "-q", "--jobs", "1", "--output", dir.appendingPathComponent("one").path])
+        XCTAssertEqual(one.status, 0, one.stderr)
+        XCTAssertEqual(try pngFiles("one"), small, "--jobs 1 and --jobs 2 write the same bytes")
+    }
+
+    func testACompressionOtherThanFastOrSmallIsRefusedNamingTheKey() throws {
+        try writeConfig(quantize: #"true, "compression": "zopfli""#)
+        let r = try CLI.run(["build", "--config", config.path, "-q"])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.contains("tilesets[0].compression"), r.stderr)
+        XCTAssertTrue(r.stderr.contains(#""fast" or "small", found zopfli"#), r.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("out").path), "nothing written")
+    }
+
     func testAQuantizeThatIsNotABooleanIsRefusedNamingTheKey() throws {
         try writeConfig(quantize: #""yes""#)
         let r = try CLI.run(["build", "--config", config.path, "-q"])

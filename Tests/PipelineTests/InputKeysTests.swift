@@ -1,5 +1,6 @@
 import Foundation
 @testable import Pipeline
+import Rendering
 import TileGeometry
 import XCTest
 
@@ -15,6 +16,9 @@ final class InputKeysTests: XCTestCase {
         "scale": { $0.scale = 2 }, "extent": { $0.extent = 512 }, "buffer": { $0.buffer = 16 },
         "gzip": { $0.gzip.toggle() }, "simplify": { $0.simplify = 0.5 }, "metatile": { $0.metatile = 4 },
         "quantize": { $0.quantize.toggle() },
+        // The quality counts only for quantized tiles (the config refuses it otherwise).
+        "quality": { $0.quantize = true; $0.quality = 90 },
+        "compression": { $0.compression = .small },
         // Where tiles go and what they are packed into do not change a tile's bytes.
         "pathTemplate": { $0.pathTemplate = "{venue}/{floor}/{z}/{x}/{y}.{ext}" }, "archive": { $0.archive = .pmtiles },
         // Which pyramids a tileset makes; each pyramid's own items and folder decide its keys.
@@ -46,6 +50,18 @@ final class InputKeysTests: XCTestCase {
         XCTAssertNotEqual(header(Tileset(format: .mvt), venueWide: true), header(Tileset(format: .mvt)))
         XCTAssertNotEqual(InputKeys.header(Tileset(format: .png), zoom: 20, maxZoom: 23, venueWide: false, spriteDigest: "a"),
                           InputKeys.header(Tileset(format: .png), zoom: 20, maxZoom: 23, venueWide: false, spriteDigest: "b"))
+    }
+
+    /// Each quality has its own key, beside the quantized tiles' key at 100;
+    /// `small` names libdeflate's version and level.
+    func testQualityAndCompressionInThePngKey() {
+        var q90 = Tileset(format: .png), q100 = Tileset(format: .png)
+        q90.quantize = true; q90.quality = 90; q100.quantize = true
+        XCTAssertNotEqual(header(q90), header(q100))
+        XCTAssertTrue(header(q90).contains("-q0-90-"), header(q90))
+        var small = Tileset(format: .png)
+        small.compression = .small
+        XCTAssertTrue(header(small).hasSuffix(" compression=small-libdeflate\(LibdeflateCompressor.version)-\(PNGEncoder.smallLevel)"), header(small))
     }
 
     /// A changed key re-renders every tile of every user: it must be a

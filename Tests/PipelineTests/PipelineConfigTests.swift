@@ -57,6 +57,30 @@ final class PipelineConfigTests: XCTestCase {
         assertError("{\(src), \"tilesets\": [{\"format\": \"mvt\", \"quantize\": true}]}", key: "tilesets[0].quantize", "unknown key")
     }
 
+    func testQualityAndCompressionArePngOptionsOfEveryScale() throws {
+        let src = #""sources": [{"id": "m", "format": "imdf", "path": "p"}]"#
+        let small = try parse("{\(src), \"tilesets\": [{\"format\": \"png\", \"scale\": [1, 2], \"quantize\": true, \"quality\": 90, \"compression\": \"small\"}, {\"format\": \"mvt\"}]}")
+        XCTAssertEqual(small.tilesets.map(\.quality), [90, 90, 100])
+        XCTAssertEqual(small.tilesets.map(\.compression), [.small, .small, .fast])
+        let lossless = try parse("{\(src), \"tilesets\": [{\"format\": \"png\", \"compression\": \"small\"}]}")
+        XCTAssertEqual(lossless.tilesets.map(\.compression), [.small])
+        XCTAssertEqual(lossless.tilesets.map(\.quantize), [false])
+        let defaults = try parse("{\(src), \"tilesets\": [{\"format\": \"png\", \"quantize\": true}]}")
+        XCTAssertEqual(defaults.tilesets.map(\.quality), [100])
+        XCTAssertEqual(defaults.tilesets.map(\.compression), [.fast])
+        XCTAssertEqual(try parse("{\(src), \"tilesets\": [{\"format\": \"png\", \"compression\": \"fast\"}]}").tilesets.map(\.compression), [.fast])
+
+        assertError("{\(src), \"tilesets\": [{\"format\": \"png\", \"quality\": 90}]}", key: "tilesets[0].quality", "\"quantize\": true")
+        assertError("{\(src), \"tilesets\": [{\"format\": \"png\", \"quantize\": false, \"quality\": 90}]}", key: "tilesets[0].quality", "\"quantize\": true")
+        assertError("{\(src), \"tilesets\": [{\"format\": \"png\", \"quantize\": true, \"quality\": 0}]}", key: "tilesets[0].quality", "1…100")
+        assertError("{\(src), \"tilesets\": [{\"format\": \"png\", \"quantize\": true, \"quality\": 101}]}", key: "tilesets[0].quality", "found 101")
+        assertError("{\(src), \"tilesets\": [{\"format\": \"png\", \"quantize\": true, \"quality\": 90.5}]}", key: "tilesets[0].quality", "integer")
+        assertError("{\(src), \"tilesets\": [{\"format\": \"png\", \"compression\": \"best\"}]}", key: "tilesets[0].compression", "\"fast\" or \"small\", found best")
+        assertError("{\(src), \"tilesets\": [{\"format\": \"png\", \"compression\": 9}]}", key: "tilesets[0].compression", "\"fast\" or \"small\"")
+        assertError("{\(src), \"tilesets\": [{\"format\": \"mvt\", \"compression\": \"small\"}]}", key: "tilesets[0].compression", "unknown key")
+        assertError("{\(src), \"tilesets\": [{\"format\": \"mvt\", \"quality\": 90}]}", key: "tilesets[0].quality", "unknown key")
+    }
+
     /// Issue 17 item 10: `attribution` per source; OSM-tagged GeoJSON defaults to the OpenStreetMap credit.
     func testAttributionPerSource() throws {
         let c = try parse(#"{"sources": [{"id": "a", "format": "imdf", "path": "p", "attribution": "© Mall Ltd"}, {"id": "b", "format": "imdf", "path": "p"}, {"id": "c", "format": "geojson", "path": "c.geojson"}, {"id": "d", "format": "geojson", "path": "d.geojson", "category_property": "kind"}, {"id": "e", "format": "geojson", "path": "e.geojson", "attribution": "© City"}]}"#)

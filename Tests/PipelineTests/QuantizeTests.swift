@@ -68,17 +68,58 @@ final class QuantizeTests: XCTestCase {
         print("quantize z20: \(reduced) tiles reduced, \(kept) kept indexed; worst SSIM \(worst.joined(separator: ", "))")
     }
 
+    /// `"quality": 90, "compression": "small"` (bench/quantize.md's smallest
+    /// mode) on every tile at z20, 1x and @2x: each file is indexed, at least
+    /// as small as the quality-100 quantized one less a few bytes of libdeflate's
+    /// choice, SSIM ≥ 0.99 against the lossless tile, and the whole zoom in
+    /// fewer bytes than the quantized files of before.
+    func testSmallQuality90TilesKeepSSIMAbove099() throws {
+        let jobs = try sampleTiles(zoom: 20)
+        var before = 0, after = 0, reducedPalettes = 0, scores = [(Double, String)]()
+        for scale in [1, 2] {
+            let sprite = Sprite.builtIn(pixelRatio: scale)
+            let lossless = try TileRenderer(scale: scale, sprite: sprite)
+            let quantized = try TileRenderer(scale: scale, sprite: sprite, quantize: .tiles)
+            let small = try TileRenderer(scale: scale, sprite: sprite, quantize: .tiles(quality: 90), compression: .small)
+            for j in jobs {
+                let a = try lossless.render(tile: j.tile, items: j.items, indices: j.indices)
+                let q = try quantized.render(tile: j.tile, items: j.items, indices: j.indices)
+                let b = try small.render(tile: j.tile, items: j.items, indices: j.indices)
+                guard case .png(let la) = a, case .png(let qa) = q, case .png(let sb) = b else { XCTAssertEqual(a, b, "\(j.tile)"); continue }
+                XCTAssertEqual(sb[25], 3, "\(j.tile)@\(scale)x: colour type \(sb[25]), expected indexed (3)")
+                before += qa.count; after += sb.count
+                if la[25] == 3 && la != sb { reducedPalettes += 1 }
+                let size = 256 * scale
+                let score = sb == la ? 1 : SSIM.tile(try words(la), try words(sb), width: size, height: size)
+                scores.append((score, "\(j.tile)@\(scale)x"))
+                XCTAssertGreaterThanOrEqual(score, 0.99, "\(j.tile)@\(scale)x")
+            }
+        }
+        XCTAssertGreaterThan(reducedPalettes, 10, "tiles of at most 256 colours are reduced too")
+        XCTAssertLessThan(Double(after), Double(before) * 0.8, "quality 90 and small: \(after) bytes against \(before) quantized at 100")
+        let worst = scores.sorted { $0.0 < $1.0 }.prefix(3).map { String(format: "%@ %.4f", $0.1, $0.0) }
+        print("small q90 z20: \(before) → \(after) bytes; worst SSIM \(worst.joined(separator: ", "))")
+    }
+
     /// The same bytes whether one thread renders every tile or four threads
     /// share them (each with its own renderer, in an interleaved order), with
     /// libimagequant's OpenMP left at its default for the process.
     func testQuantizedTilesAreTheSameOnAnyNumberOfThreads() throws {
+        try assertSameOnAnyNumberOfThreads(quantize: .tiles, compression: .fast)
+    }
+
+    func testSmallQuality90TilesAreTheSameOnAnyNumberOfThreads() throws {
+        try assertSameOnAnyNumberOfThreads(quantize: .tiles(quality: 90), compression: .small)
+    }
+
+    func assertSameOnAnyNumberOfThreads(quantize: ImageQuantizer.Settings, compression: PNGEncoder.Compression) throws {
         let jobs = try sampleTiles(zoom: 20)
         let sprite = Sprite.builtIn(pixelRatio: 1)
-        let one = try TileRenderer(scale: 1, sprite: sprite, quantize: .tiles)
+        let one = try TileRenderer(scale: 1, sprite: sprite, quantize: quantize, compression: compression)
         let serial = try jobs.map { try one.render(tile: $0.tile, items: $0.items, indices: $0.indices) }
         XCTAssertGreaterThan(serial.filter { if case .png(let d) = $0 { return d[25] == 3 } else { return false } }.count, 10)
         let threads = 4
-        let renderers = try (0..<threads).map { _ in try TileRenderer(scale: 1, sprite: sprite, quantize: .tiles) }
+        let renderers = try (0..<threads).map { _ in try TileRenderer(scale: 1, sprite: sprite, quantize: quantize, compression: compression) }
         let results = Results(count: jobs.count)
         DispatchQueue.concurrentPerform(iterations: threads) { w in
             // Thread w takes tiles w, w + 4, … from the end: a different order from the serial run.

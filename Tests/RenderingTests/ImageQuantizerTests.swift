@@ -123,4 +123,85 @@ final class ImageQuantizerTests: XCTestCase {
             for w in 0..<3 { for i in images.indices { XCTAssertEqual(out[w * images.count + i], serial[i], "thread \(w), image \(i), dithering \(dithering)") } }
         }
     }
+
+    /// A map-like image of at most 256 colours: four fills and the blends of
+    /// antialiased edges between them (premultiplied, some translucent).
+    func mapLike() -> [UInt32] {
+        let fills: [(r: UInt32, g: UInt32, b: UInt32)] = [(240, 238, 230), (200, 220, 240), (250, 230, 200), (90, 90, 100)]
+        return (0..<size * size).map { i in
+            let x = i % size, y = i / size
+            let room = (x < 40 ? 0 : 1) + (y < 24 ? 0 : 2)
+            // Coverage of the next room rises over the last few pixels before each wall.
+            let t = UInt32(max(0, min(255, (x % 40 - 36) * 64)))
+            let a = fills[room], b = fills[(room + 1) % 4]
+            let alpha: UInt32 = y >= 60 ? 128 + UInt32(x) : 255
+            func mix(_ p: UInt32, _ q: UInt32) -> UInt32 { (p * (255 - t) + q * t) / 255 * alpha / 255 }
+            return alpha << 24 | mix(a.r, b.r) << 16 | mix(a.g, b.g) << 8 | mix(a.b, b.b)
+        }
+    }
+
+    func paletteSize(_ d: Data) -> Int {
+        // PLTE follows IHDR (33 bytes from the start) in our files.
+        XCTAssertEqual(String(decoding: d[37..<41], as: UTF8.self), "PLTE")
+        return (Int(d[35]) << 8 | Int(d[36])) / 3
+    }
+
+    /// Below quality 100 a tile that already has at most 256 colours is
+    /// reduced too: fewer palette entries, each pixel its colour's nearest.
+    func testQualityBelow100ReducesPalettesOfAtMost256Colours() throws {
+        let px = mapLike()
+        let exact = lossless(px)
+        XCTAssertEqual(exact[25], 3, "the image has at most 256 colours")
+        let reduced = try encode(px, try ImageQuantizer(.tiles(quality: 80)))
+        XCTAssertEqual(reduced[25], 3)
+        XCTAssertLessThan(paletteSize(reduced), paletteSize(exact))
+        XCTAssertLessThan(reduced.count, exact.count)
+        let back = try ImageSurface.decodePNG(reduced)
+        var total = 0.0, worst = 0.0
+        for y in 0..<size {
+            for x in 0..<size {
+                let a = straight(px[y * size + x]), b = straight(back.pixel(x: x, y: y))
+                // Colour error weighted by coverage: what shows over a background.
+                let e = (0..<4).map { abs(a[$0] - b[$0]) * ($0 == 3 ? 1 : a[3] / 255) }.max()!
+                total += e; worst = max(worst, e)
+            }
+        }
+        // 74 colours become fewer: the ramps' middle blends go to their neighbours.
+        XCTAssertLessThan(total / Double(size * size), 1, "mean error per pixel")
+        XCTAssertLessThan(worst, 64, "worst channel error")
+        // The fills, most of the pixels, stay within a level or two of their colour.
+        for (x, y) in [(5, 5), (50, 30), (20, 40)] {
+            let a = straight(px[y * size + x]), b = straight(back.pixel(x: x, y: y))
+            XCTAssertLessThanOrEqual(zip(a, b).map { abs($0 - $1) }.max()!, 2, "fill at (\(x), \(y))")
+        }
+    }
+
+    func testNearestUsesTheColourDifferenceOverBlackAndWhite() {
+        let palette: [UInt32] = [0xFFFF_FFFF, 0x0000_00FF, 0x0000_0000, 0xFF00_0080]
+        XCTAssertEqual(ImageQuantizer.nearest(0xFFFF_FFFF, in: palette), 0)
+        XCTAssertEqual(ImageQuantizer.nearest(0x1010_10FF, in: palette), 1)
+        XCTAssertEqual(ImageQuantizer.nearest(0x0000_0000, in: palette), 2, "transparent stays transparent")
+        XCTAssertEqual(ImageQuantizer.nearest(0xFF00_0070, in: palette), 3, "translucent red: its alpha is close to the translucent entry's")
+        XCTAssertEqual(ImageQuantizer.nearest(0x1234_5600, in: palette), 2, "a colour of alpha 0 is transparent")
+    }
+
+    /// The reduced and `.small` files: deterministic and the same on several threads at once.
+    func testReducedSmallFilesAreTheSameOnEveryThread() throws {
+        let images = [mapLike(), gradient(), mapLike().map { $0 >> 24 == 255 ? $0 ^ 0x0003_0000 : $0 }]
+        let s = ImageQuantizer.Settings.tiles(quality: 90)
+        func small(_ px: [UInt32], _ q: ImageQuantizer, _ e: PNGEncoder) throws -> Data {
+            try px.withUnsafeBufferPointer { try e.encode(pixels: $0, width: size, height: size, stride: size * 4, reducingWith: q) }
+        }
+        let serial = try images.map { try small($0, try ImageQuantizer(s), PNGEncoder(compression: .small)) }
+        let out = UnsafeMutableBufferPointer<Data>.allocate(capacity: images.count * 3)
+        out.initialize(repeating: Data())
+        defer { out.deallocate() }
+        let quantizers = try (0..<3).map { _ in try ImageQuantizer(s) }
+        let encoders = (0..<3).map { _ in PNGEncoder(compression: .small) }
+        DispatchQueue.concurrentPerform(iterations: 3) { w in
+            for (i, img) in images.enumerated().reversed() { out[w * images.count + i] = (try? small(img, quantizers[w], encoders[w])) ?? Data() }
+        }
+        for w in 0..<3 { for i in images.indices { XCTAssertEqual(out[w * images.count + i], serial[i], "thread \(w), image \(i)") } }
+        for d in serial { XCTAssertNoThrow(try ImageSurface.decodePNG(d)) }
+    }
 }

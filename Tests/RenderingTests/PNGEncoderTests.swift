@@ -8,7 +8,7 @@ final class PNGEncoderTests: XCTestCase {
     struct Mismatch: Error {}
 
     func roundTrip(colors: Int, opaque: Bool, size: Int = 64, seed: UInt64, rectangles: Bool = false,
-                   file: StaticString = #filePath, line: UInt = #line) throws -> Data {
+                   compression: PNGEncoder.Compression = .fast, file: StaticString = #filePath, line: UInt = #line) throws -> Data {
         var rng = SeededRandom(state: seed)
         // Premultiplied ARGB values, as Cairo stores them.
         let palette: [UInt32] = (0..<colors).map { _ in
@@ -31,7 +31,7 @@ final class PNGEncoderTests: XCTestCase {
         } else {
             for y in 0..<size { for x in 0..<size { pixels[y * stride / 4 + x] = palette[Int(rng.next() % UInt64(colors))] } }
         }
-        let data = pixels.withUnsafeBufferPointer { PNGEncoder().encode(pixels: $0, width: size, height: size, stride: stride) }
+        let data = pixels.withUnsafeBufferPointer { PNGEncoder(compression: compression).encode(pixels: $0, width: size, height: size, stride: stride) }
         let back = try ImageSurface.decodePNG(data)
         XCTAssertEqual(back.width, size, file: file, line: line)
         for y in 0..<size {
@@ -76,5 +76,57 @@ final class PNGEncoderTests: XCTestCase {
 
     func testDeterministic() throws {
         XCTAssertEqual(try roundTrip(colors: 40, opaque: false, seed: 9), try roundTrip(colors: 40, opaque: false, seed: 9))
+    }
+
+    /// `.small` is lossless too: every kind of image comes back exactly, in
+    /// the same colour type and depth as `.fast`, and the map-like ones in
+    /// fewer bytes altogether.
+    func testSmallCompressionIsLosslessAndSmaller() throws {
+        var fast = 0, small = 0
+        for (k, colors) in [1, 2, 3, 5, 16, 17, 200, 256, 257, 600, 2000].enumerated() {
+            for size in [64, 256, 37] {
+                let f = try roundTrip(colors: colors, opaque: k % 2 == 0, size: size, seed: UInt64(100 + k), rectangles: true)
+                let s = try roundTrip(colors: colors, opaque: k % 2 == 0, size: size, seed: UInt64(100 + k), rectangles: true, compression: .small)
+                XCTAssertEqual(colorType(s).type, colorType(f).type, "\(colors) colours, \(size) px")
+                XCTAssertLessThanOrEqual(colorType(s).depth, colorType(f).depth, "\(colors) colours, \(size) px")
+                fast += f.count; small += s.count
+            }
+        }
+        XCTAssertLessThan(small, fast)
+        XCTAssertEqual(try roundTrip(colors: 40, opaque: false, seed: 9, compression: .small),
+                       try roundTrip(colors: 40, opaque: false, seed: 9, compression: .small))
+    }
+
+    /// The chunks of a PNG file by type (each type's last).
+    func chunks(_ d: Data) -> [String: Data] {
+        var out = [String: Data](), i = 8
+        let b = [UInt8](d)
+        while i + 8 <= b.count {
+            let n = Int(b[i]) << 24 | Int(b[i + 1]) << 16 | Int(b[i + 2]) << 8 | Int(b[i + 3])
+            out[String(decoding: b[(i + 4)..<(i + 8)], as: UTF8.self)] = Data(b[(i + 8)..<(i + 8 + n)])
+            i += 12 + n
+        }
+        return out
+    }
+
+    /// `.small` palettes: translucent entries first, so tRNS holds only
+    /// them; `.fast` keeps the order of first use (an opaque background
+    /// first makes tRNS list it and every entry up to the last translucent one).
+    func testSmallPalettesPutTranslucentEntriesFirst() throws {
+        let size = 32
+        // Opaque background, opaque rooms, then one translucent colour drawn last.
+        var px = [UInt32](repeating: 0xFFEE_EEEE, count: size * size)
+        for y in 4..<12 { for x in 4..<28 { px[y * size + x] = 0xFF33_6699 } }
+        for y in 14..<20 { for x in 0..<size { px[y * size + x] = 0xFF99_3366 } }
+        for x in 0..<size { px[30 * size + x] = 0x8040_2010 }
+        let fast = px.withUnsafeBufferPointer { PNGEncoder().encode(pixels: $0, width: size, height: size, stride: size * 4) }
+        let small = px.withUnsafeBufferPointer { PNGEncoder(compression: .small).encode(pixels: $0, width: size, height: size, stride: size * 4) }
+        XCTAssertEqual(chunks(fast)["tRNS"]?.count, 4)
+        XCTAssertEqual(chunks(small)["tRNS"].map([UInt8].init), [0x80])
+        XCTAssertEqual(chunks(small)["PLTE"]?.count, 12)
+        for d in [fast, small] {
+            let back = try ImageSurface.decodePNG(d)
+            for (i, want) in px.enumerated() { XCTAssertEqual(back.pixel(x: i % size, y: i / size), want, "pixel \(i)") }
+        }
     }
 }
