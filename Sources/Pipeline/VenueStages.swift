@@ -48,18 +48,25 @@ final class KeptVenue {
     func drop() { kept = nil }
 
     /// Venue `vi` as `venueAgain` would give it for rendering `planned` (its
-    /// pyramids in the build's plan): nil when another venue is kept, when
-    /// the plan changed since (a shard's tiles, a damaged pyramid planned
-    /// after all), or when `source` has other files or bytes on disk now
-    /// (read again, an edited source stops the build as before). Empties the box either way.
+    /// pyramids in the build's plan; a shard's plan holds some of each
+    /// pyramid's tiles, and the kept plans are cut to those, as a venue read
+    /// again is): nil when another venue is kept, when the plan changed since
+    /// (a damaged pyramid planned after all), or when `source` has other files
+    /// or bytes on disk now (read again, an edited source stops the build as
+    /// before). Empties the box either way.
     func take(_ vi: Int, planned: ArraySlice<Builder.Pyramid>, source: PipelineConfig.Source) -> (venue: PreparedVenue, pyramids: [Builder.Pyramid])? {
         defer { kept = nil }
         guard let k = kept, k.index == vi, k.pyramids.count == planned.count else { return nil }
-        let same = zip(k.pyramids, planned).allSatisfy { a, b in
-            a.directory == b.directory && a.digest == b.digest && a.carried == b.carried
-                && a.plans.count == b.plans.count && zip(a.plans, b.plans).allSatisfy { $0.zoom == $1.zoom && $0.tiles == $1.tiles }
+        var pyramids = k.pyramids
+        for (i, b) in zip(pyramids.indices, planned) {
+            let a = pyramids[i]
+            guard a.directory == b.directory, a.digest == b.digest, a.carried == b.carried, a.plans.count == b.plans.count else { return nil }
+            for zi in a.plans.indices {
+                guard a.plans[zi].zoom == b.plans[zi].zoom, let cut = a.plans[zi].restricted(to: b.plans[zi].tiles) else { return nil }
+                pyramids[i].plans[zi] = cut
+            }
         }
-        return same && KeptVenue.unchanged(source, k.inputs) ? (k.venue, k.pyramids) : nil
+        return KeptVenue.unchanged(source, k.inputs) ? (k.venue, pyramids) : nil
     }
 
     private static func unchanged(_ s: PipelineConfig.Source, _ inputs: [(name: String, digest: Digest32?)]) -> Bool {
