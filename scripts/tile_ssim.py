@@ -19,9 +19,12 @@ import json
 import os
 import sys
 
-import numpy as np
-from PIL import Image
-from skimage.metrics import structural_similarity
+try:
+    import numpy as np
+    from PIL import Image
+    from skimage.metrics import structural_similarity
+except ImportError as e:  # a measuring tool, not a test dependency: scripts/setup does not install it
+    sys.exit(f"tile_ssim.py: {e.name} is missing: python3 -m pip install scikit-image pillow numpy")
 
 
 def composite(rgba, bg):
