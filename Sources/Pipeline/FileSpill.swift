@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -32,7 +31,7 @@ final class FileSpill: @unchecked Sendable {
 
     /// Stores `data` once per distinct content; returns where it is.
     func put(_ data: Data) throws -> Ref {
-        let digest = Digest32(bytes: SHA256.hash(data: data))
+        let digest = Digest32.sha256(data)
         lock.lock(); defer { lock.unlock() }
         if let r = stored[digest] { return r }
         openOnce()
