@@ -32,6 +32,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Palette quantization of PNG tiles ("quantize": true).
         .systemLibrary(name: "CImageQuant", pkgConfig: "imagequant", providers: [.apt(["libimagequant-dev"])]),
+        // glibc's malloc.h: giving freed heap pages back (`FreedMemory`).
+        .systemLibrary(name: "CMalloc"),
 
         // Worker threads (results in index order whatever the scheduling) and the thread CPU clock.
         .target(name: "Threads"),
@@ -71,7 +73,7 @@ let package = Package(
         ]),
         // Config, floors, plan, render stage, tile store, manifest.
         .target(name: "Pipeline", dependencies: [
-            "VenueModel", "VenueFormats", "Config", "TileGeometry", "Styling", "Drawing", "Rendering", "VectorTiles", "Meshes", "Archives", "Threads", "CZlib", "Clients",
+            "VenueModel", "VenueFormats", "Config", "TileGeometry", "Styling", "Drawing", "Rendering", "VectorTiles", "Meshes", "Archives", "Threads", "CZlib", "CMalloc", "Clients",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // Publishing an output folder to another folder or to S3 (SigV4 over async-http-client).

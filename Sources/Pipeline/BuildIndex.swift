@@ -71,7 +71,7 @@ enum BuildIndex {
         }
 
         init(_ m: Manifest) {
-            version = m.generator.version; tiles = m.tiles; files = m.files; blank = m.blank_tiles
+            version = m.generator.version; tiles = m.tiles.entries; files = m.files; blank = m.blank_tiles
         }
         init(version: String, tiles: [Manifest.TileEntry], files: [Manifest.TileEntry], blank: [Manifest.BlankEntry], pyramids: [PyramidRecord]) {
             self.version = version; self.tiles = tiles; self.files = files; self.blank = blank; self.pyramids = pyramids
@@ -96,8 +96,9 @@ enum BuildIndex {
             func digest(_ d: Digest16) { word(d.high); word(d.low) }
             bytes(manifest.generator.version)
             u64(counts.tiles); u64(counts.bytes); u64(counts.blank); u64(counts.warnings)
-            func entries(_ list: ArraySlice<Manifest.TileEntry>) throws {
-                for f in list {
+            func entries<C: Collection<Manifest.TileEntry>>(_ list: C, letGo: () -> Void = {}) throws {
+                for (k, f) in list.enumerated() {
+                    if k % 16_384 == 16_383 { letGo() }
                     bytes(f.path); u64(f.bytes)
                     let w = f.sha256.words
                     word(w.0); word(w.1); word(w.2); word(w.3)
@@ -114,11 +115,11 @@ enum BuildIndex {
                         try emit(Data(b)); b.removeAll(keepingCapacity: true)
                         try emit(d)
                     } else {
-                        try entries(manifest.tiles[p.tiles])
+                        try entries(manifest.tiles[p.tiles], letGo: manifest.tiles.letGo)
                     }
                 }
             } else {
-                try entries(manifest.tiles[...])
+                try entries(manifest.tiles[...], letGo: manifest.tiles.letGo)
             }
             u64(manifest.files.count)
             try entries(manifest.files[...])

@@ -9,13 +9,16 @@ struct BuildPlan {
     var zooms: [Int]
     var pyramids: [Builder.Pyramid]
     /// One per tile of the planned (not carried) pyramids, in pyramid, zoom, tile order.
-    var jobs: [Builder.Job]
+    /// This and the other per-tile lists are `MappedColumn`s, let go of by `columns`.
+    var jobs: MappedColumn<Builder.Job>
     /// Where each pyramid's jobs start (and, last, the job count).
     var jobStart: [Int]
     var paths: TilePathTable
-    var keys: [Digest16]
-    var checks: [Builder.Check]
-    var toRender: [Int]
+    var keys: MappedColumn<Digest16>
+    var checks: MappedColumn<Builder.Check>
+    var toRender: MappedColumn<Int>
+    /// The per-tile lists' pages, handed back to their files between stages and batches.
+    let columns: ResidentColumns
     /// The last build's state as read (any version), and its entries when they
     /// are of this version (matched with this build's tiles).
     var previous: BuildIndex.PreviousState?
@@ -51,20 +54,28 @@ extension Builder {
     /// Plan, Keys and Diff over the whole build: the venues' planned and keyed
     /// pyramids (`loadAndPlan`) put in job order, carried pyramids checked, and
     /// every tile decided, against the last build, rendered or reused.
-    func makePlan(_ inputs: BuildInputs, _ last: LastBuild, zooms: [Int], pending: PreviousBuild.Pending,
+    /// The pyramids move from `inputs` to the plan: their keys, cleared once
+    /// in the plan's lists, must have one owner.
+    func makePlan(_ inputs: inout BuildInputs, _ last: LastBuild, zooms: [Int], pending: PreviousBuild.Pending,
                   store: TileStore, _ run: inout BuildRun) throws -> BuildPlan {
-        var plan = BuildPlan(zooms: zooms, pyramids: inputs.pyramids, jobs: [], jobStart: [], paths: TilePathTable(), keys: [], checks: [], toRender: [],
-                             previous: last.previous, reusable: last.reusable, carried: [:], carriedTilesPerZoom: [:], carriedPerZoom: [:],
+        var plan = BuildPlan(zooms: zooms, pyramids: inputs.pyramids, jobs: MappedColumn(repeating: Job(), count: 0), jobStart: [], paths: TilePathTable(),
+                             keys: MappedColumn(repeating: Digest16(high: 0, low: 0), count: 0), checks: MappedColumn(repeating: Check(), count: 0),
+                             toRender: MappedColumn(repeating: 0, count: 0), columns: ResidentColumns(), previous: last.previous, reusable: last.reusable, carried: [:], carriedTilesPerZoom: [:], carriedPerZoom: [:],
                              crashed: last.crashed, stale: [], otherFiles: [], touchedSinceManifest: false)
+        inputs.pyramids = []
         var carriedEntry = carryUnchanged(&plan, last.records)
         let lastBuild = try planUntilIntact(&plan, inputs, pending: pending, store: store, carriedEntry: &carriedEntry, &run)
-        let previousEntry = matchPrevious(plan.jobs, plan.paths, plan.pyramids, plan.jobStart, last.reusable, last.records, carriedEntry)
-        plan.checks = diff(plan, previousEntry, intact: lastBuild?.intact ?? [], store: store)
+        let previousEntry = matchPrevious(plan.jobs, plan.paths, plan.pyramids, plan.jobStart, last.reusable, last.records, carriedEntry,
+                                          columns: plan.columns)
+        plan.checks = plan.columns.track(diff(plan, previousEntry, intact: lastBuild?.intact ?? [], store: store))
         plan.touchedSinceManifest = lastBuild?.touched ?? false
         // Paths are unique, so each previous entry is matched by one job at most.
         var matched = carriedEntry
         for c in plan.checks where c.previous >= 0 { matched[Int(c.previous)] = true }
-        plan.toRender = plan.jobs.indices.filter { plan.checks[$0].decision == .render }
+        plan.toRender = plan.columns.track(MappedColumn(repeating: 0, count: plan.checks.reduce(0) { $0 + ($1.decision == .render ? 1 : 0) }))
+        var k = 0
+        for i in plan.checks.indices where plan.checks[i].decision == .render { plan.toRender[k] = i; k += 1 }
+        plan.columns.drop()
         run.lap("diff")
         countCarried(&plan)
         run.summary.reused = plan.jobs.count + plan.carriedCount - plan.toRender.count
@@ -72,6 +83,7 @@ extension Builder {
             + (plan.carried.isEmpty ? "" : " (\(plan.carried.count) pyramids with unchanged inputs not planned again)"))
         findStale(&plan, inputs.venues, clientFiles: inputs.clients.files.map(\.path), matched: matched)
         plan.kept = [previousEntry, matched, carriedEntry, lastBuild as Any]
+        FreedMemory.giveBack()
         return plan
     }
 
@@ -100,21 +112,24 @@ extension Builder {
         if let shard = options.shard { plan.plannedBeforeShard = restrictToShard(&plan.pyramids, shard) }
         while true {
             try cancellation.check()
-            plan.jobs = []
+            let count = plan.pyramids.reduce(0) { $0 + $1.plans.reduce(0) { $0 + $1.tiles.count } }
+            plan.jobs = plan.columns.track(MappedColumn(repeating: Job(), count: count))
             plan.jobStart = [Int](repeating: 0, count: plan.pyramids.count + 1)
+            var j = 0
             for (pi, p) in plan.pyramids.enumerated() {
-                plan.jobStart[pi] = plan.jobs.count
+                plan.jobStart[pi] = j
                 for (zi, zp) in p.plans.enumerated() {
-                    for t in zp.tiles.indices { plan.jobs.append(Job(pyramid: Int32(pi), plan: Int32(zi), tile: Int32(t))) }
+                    for t in zp.tiles.indices { plan.jobs[j] = Job(pyramid: Int32(pi), plan: Int32(zi), tile: Int32(t)); j += 1 }
                 }
             }
-            plan.jobStart[plan.pyramids.count] = plan.jobs.count
-            plan.paths = tilePaths(plan.pyramids, count: plan.jobs.count)
+            plan.jobStart[plan.pyramids.count] = count
+            plan.paths = tilePaths(plan.pyramids, count: count, columns: plan.columns)
             run.lap("plan")
-            plan.keys = []
-            plan.keys.reserveCapacity(plan.jobs.count)
-            for p in plan.pyramids { for k in p.tileKeys { plan.keys += k } }
-            precondition(plan.keys.count == plan.jobs.count, "every planned tile is keyed")
+            plan.keys = plan.columns.track(MappedColumn(repeating: Digest16(high: 0, low: 0), count: count))
+            j = 0
+            for p in plan.pyramids { for keys in p.tileKeys { for key in keys { plan.keys[j] = key; j += 1 } } }
+            precondition(j == count, "every planned tile is keyed")
+            plan.columns.drop()
             run.lap("keys")
             if last == nil {
                 last = pending.result()
@@ -157,26 +172,31 @@ extension Builder {
     /// What each job finds of the last build: its entry, whether its file is
     /// intact, and so whether it is rendered or reused (the file checks were
     /// made with the last build).
-    func diff(_ plan: BuildPlan, _ previousEntry: [Int32], intact: [Bool], store: TileStore) -> [Check] {
+    func diff(_ plan: BuildPlan, _ previousEntry: MappedColumn<Int32>, intact: [Bool], store: TileStore) -> MappedColumn<Check> {
         let trustKeys = !options.force
         let prevList = plan.prevList
         let carriedBlank = Set(plan.carried.values.flatMap { r in r.blanks.map { plan.reusable!.blank[$0].path } })
         let prevBlank = Dictionary((plan.reusable?.blank ?? []).filter { !carriedBlank.contains($0.path) }.map { ($0.path, $0.key) },
                                    uniquingKeysWith: { a, _ in a })
         let (paths, keys) = (plan.paths, plan.keys)
-        return Workers.map(plan.jobs.count, workers: options.jobs, placeholder: Check()) { _, i in
-            var c = Check()
-            let path = paths[i]
-            if previousEntry[i] >= 0 {
-                let pi = Int(previousEntry[i])
-                c.previous = Int32(pi)
-                c.intact = intact[pi]
-                if trustKeys && prevList[pi].key == keys[i] && c.intact { c.decision = .reuse }
-            } else if trustKeys, prevBlank[path] == keys[i], store.fileStatus(path) == nil {
-                c.decision = .reuseBlank
+        let checks = MappedColumn(repeating: Check(), count: plan.jobs.count)
+        // Runs of jobs on the workers, each writing its own jobs' checks.
+        let chunk = 4096
+        _ = Workers.map((plan.jobs.count + chunk - 1) / chunk, workers: options.jobs, placeholder: ()) { _, r in
+            for i in (r * chunk)..<min((r + 1) * chunk, checks.count) {
+                var c = Check()
+                if previousEntry[i] >= 0 {
+                    let pi = Int(previousEntry[i])
+                    c.previous = Int32(pi)
+                    c.intact = intact[pi]
+                    if trustKeys && prevList[pi].key == keys[i] && c.intact { c.decision = .reuse }
+                } else if trustKeys, prevBlank.isEmpty ? false : prevBlank[paths[i]] == keys[i], store.fileStatus(paths[i]) == nil {
+                    c.decision = .reuseBlank
+                }
+                checks[i] = c
             }
-            return c
         }
+        return checks
     }
 
     /// Tiles, and tiles with blank ones, per pyramid and zoom of the pyramids carried over.

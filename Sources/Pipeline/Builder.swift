@@ -164,7 +164,7 @@ public final class Builder {
         var vectorLayers: [TileJSON.VectorLayer]? = nil
     }
 
-    struct Job { var pyramid: Int32; var plan: Int32; var tile: Int32 }
+    struct Job { var pyramid: Int32 = 0; var plan: Int32 = 0; var tile: Int32 = 0 }
 
     typealias Rendered = TileWriter.Rendered
 
@@ -191,8 +191,8 @@ public final class Builder {
         let pending = PreviousBuild.Pending(store: store, checkFiles: true)
 
         let last = try lastBuild(pending, store: store)
-        let inputs = try loadAndPlan(last, zooms: zooms, &run)                  // Load, Prepare, Plan (a venue at a time)
-        let plan = try makePlan(inputs, last, zooms: zooms, pending: pending, store: store, &run)   // Plan, Keys, Diff
+        var inputs = try loadAndPlan(last, zooms: zooms, &run)                  // Load, Prepare, Plan (a venue at a time)
+        let plan = try makePlan(&inputs, last, zooms: zooms, pending: pending, store: store, &run)  // Plan, Keys, Diff
         if options.dryRun {
             run.summary.report = dryRunReport(plan.jobs, plan.decisions, plan.pyramids, zooms, carried: plan.carriedPerZoom, stale: plan.stale)
             run.summary.rendered = plan.toRender.count
@@ -205,7 +205,7 @@ public final class Builder {
         let commit = try Commit(plan, store: store, log: log)
         defer { commit.rollBack() }
         try pauseForTests("writing", cancellation)
-        var rendered = try renderAndStore(plan, inputs, commit: commit, &run)   // Render, Store
+        let rendered = try renderAndStore(plan, inputs, commit: commit, &run)   // Render, Store
         let counts = count(plan, rendered.outcomes)
         var files = [Manifest.TileEntry]()
         let tileJSON = try writeTileJSON(plan, inputs.venues, counts, legend: FloorsIndex.legendEntries(inputs.style), store: store, files: &files)
@@ -217,7 +217,6 @@ public final class Builder {
         try cancellation.check()
 
         let lists = manifestLists(plan, counts, outcomes: rendered.outcomes)   // Manifest
-        rendered.outcomes = []
         var manifest = Manifest(generator: .init(name: Generator.name, version: Generator.version),
                                 venues: venueEntries(inputs.venues, inputs.loaded, plan.pyramids, zooms, counts.tiles, counts.bytes, counts.blanks,
                                                      counts.perZoom, tileJSON.paths, meshes.entries),
@@ -383,9 +382,10 @@ public final class Builder {
     /// A pyramid the index describes is merged with its entries in order (both
     /// are in tile order), without hashing paths; entries of other pyramids
     /// (no index: the last build read from manifest.json) go through a dictionary.
-    func matchPrevious(_ jobs: [Job], _ paths: TilePathTable, _ pyramids: [Pyramid], _ jobStart: [Int],
-                       _ previous: BuildIndex.PreviousState?, _ records: [String: BuildIndex.PyramidRecord], _ carried: [Bool]) -> [Int32] {
-        var out = [Int32](repeating: -1, count: jobs.count)
+    func matchPrevious(_ jobs: MappedColumn<Job>, _ paths: TilePathTable, _ pyramids: [Pyramid], _ jobStart: [Int],
+                       _ previous: BuildIndex.PreviousState?, _ records: [String: BuildIndex.PyramidRecord], _ carried: [Bool],
+                       columns: ResidentColumns) -> MappedColumn<Int32> {
+        let out = columns.track(MappedColumn<Int32>(repeating: -1, count: jobs.count))
         guard let previous, !previous.tiles.isEmpty else { return out }
         var merged = [Bool](repeating: false, count: pyramids.count)
         var inMergedRange = [Bool](repeating: false, count: previous.tiles.count)
@@ -459,7 +459,7 @@ public final class Builder {
 
     /// `<directory>/<z>/<x>/<y>.<ext>` of every job, in job order, each path
     /// made from bytes (no string interpolation per tile).
-    func tilePaths(_ pyramids: [Pyramid], count: Int) -> TilePathTable {
+    func tilePaths(_ pyramids: [Pyramid], count: Int, columns: ResidentColumns) -> TilePathTable {
         let made = perRun(pyramids, placeholder: TilePathTable()) { p, plan, range in
             var table = TilePathTable()
             var buf = [UInt8]()
@@ -484,14 +484,12 @@ public final class Builder {
             }
             return table
         }
-        var paths = TilePathTable()
-        paths.reserveCapacity(paths: count, bytes: made.reduce(0) { $0 + $1.byteCount })
-        for m in made { paths.append(contentsOf: m) }
+        let paths = TilePathTable.joined(made, columns: columns)
         precondition(paths.count == count, "every tile of a planned zoom is a job")
         return paths
     }
 
-    func dryRunReport(_ jobs: [Job], _ decisions: [Decision], _ pyramids: [Pyramid], _ zooms: [Int], carried: [Int: [Int]],
+    func dryRunReport(_ jobs: MappedColumn<Job>, _ decisions: [Decision], _ pyramids: [Pyramid], _ zooms: [Int], carried: [Int: [Int]],
                       stale: Set<String>) -> [String] {
         var render = [[Int]](repeating: [Int](repeating: 0, count: zooms.count), count: pyramids.count)
         var reuse = render

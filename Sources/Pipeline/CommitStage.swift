@@ -35,10 +35,26 @@ final class Commit {
         // Archives are remade from the tiles by every build that gets here (each
         // left alone when its bytes come out the same): undone like the rest.
         nothingToDo = plan.toRender.isEmpty && crashed.isEmpty && toDelete.isEmpty && plan.archivePaths.isEmpty
-        if !nothingToDo {
-            let intent = plan.toRender.map { plan.paths[$0] } + plan.otherFiles.sorted() + crashed + toDelete
-            try TileStore(root: store.root).writeFile(TileStore.intentName, Data(intent.joined(separator: "\n").utf8))
+        if !nothingToDo { try Commit.writeIntent(plan, crashed: crashed, toDelete: toDelete, store: store) }
+    }
+
+    /// One path a line: the tiles to render, the other files, what an
+    /// unfinished build left and the stale files. Written in pieces: for a
+    /// large venue the tiles' paths alone are tens of megabytes.
+    private static func writeIntent(_ plan: BuildPlan, crashed: [String], toDelete: [String], store: TileStore) throws {
+        try TileStore(root: store.root).writeStream(TileStore.intentName) { emit in
+            var piece = Data(), first = true
+            func line(_ path: String) throws {
+                if !first { piece.append(UInt8(ascii: "\n")) }
+                first = false
+                piece.append(contentsOf: path.utf8)
+                if piece.count >= 1 << 16 { try emit(piece); piece.removeAll(keepingCapacity: true) }
+            }
+            for i in plan.toRender { try line(plan.paths[i]) }
+            for p in plan.otherFiles.sorted() + crashed + toDelete { try line(p) }
+            if !piece.isEmpty { try emit(piece) }
         }
+        plan.columns.drop()
     }
 
     /// Right before the manifest: the replaced files renamed over their old
@@ -81,7 +97,7 @@ struct PyramidCounts {
 extension Builder {
     /// Counts what each pyramid holds now: its rendered and reused entries, or
     /// the last build's for a carried one.
-    func count(_ plan: BuildPlan, _ outcomes: [TileWriter.Outcome]) -> PyramidCounts {
+    func count(_ plan: BuildPlan, _ outcomes: MappedColumn<TileWriter.Outcome>) -> PyramidCounts {
         let n = plan.pyramids.count
         var c = PyramidCounts(tiles: [Int](repeating: 0, count: n), bytes: [Int](repeating: 0, count: n), blanks: [Int](repeating: 0, count: n),
                               perZoom: [[Int]](repeating: [Int](repeating: 0, count: plan.zooms.count), count: n))
@@ -96,6 +112,7 @@ extension Builder {
             c.blanks[pi] = r.blanks.count
             c.perZoom[pi] = plan.carriedTilesPerZoom[pi]!
         }
+        plan.columns.drop()
         return c
     }
 
@@ -174,32 +191,46 @@ extension Builder {
     /// The manifest's lists, in pyramid order: a carried pyramid's entries come
     /// from the last build, in the order that build wrote them, which is the
     /// order a clean build writes. The others' are made from each job's path,
-    /// key and outcome. Also where each pyramid's entries are, for the index.
-    func manifestLists(_ plan: BuildPlan, _ counts: PyramidCounts, outcomes: [TileWriter.Outcome])
-        -> (tiles: [Manifest.TileEntry], blanks: [Manifest.BlankEntry], records: [BuildIndex.PyramidRecord]) {
+    /// key and outcome when they are read (`Manifest.TileEntries`): here only
+    /// where each entry comes from is listed. Also where each pyramid's
+    /// entries are, for the index.
+    func manifestLists(_ plan: BuildPlan, _ counts: PyramidCounts, outcomes: MappedColumn<TileWriter.Outcome>)
+        -> (tiles: Manifest.TileEntries, blanks: [Manifest.BlankEntry], records: [BuildIndex.PyramidRecord]) {
         var records = [BuildIndex.PyramidRecord]()
         var t = 0, b = 0
         for (pi, p) in plan.pyramids.enumerated() {
             records.append(.init(directory: p.directory, digest: p.digest, tiles: t..<(t + counts.tiles[pi]), blanks: b..<(b + counts.blanks[pi])))
             t += counts.tiles[pi]; b += counts.blanks[pi]
         }
-        var tileList = [Manifest.TileEntry](), blankList = [Manifest.BlankEntry]()
-        tileList.reserveCapacity(t); blankList.reserveCapacity(b)
+        // Per entry: its job (≥ 0), or -1 - the last build's entry (carried).
+        let source = plan.columns.track(MappedColumn<Int>(repeating: 0, count: t))
+        var blankList = [Manifest.BlankEntry]()
+        var k = 0
         for pi in plan.pyramids.indices {
             if let r = plan.carried[pi] {
-                tileList += plan.prevList[r.tiles]; blankList += plan.reusable!.blank[r.blanks]
+                for e in r.tiles { source[k] = -1 - e; k += 1 }
+                blankList += plan.reusable!.blank[r.blanks]
                 continue
             }
             for i in plan.jobStart[pi]..<plan.jobStart[pi + 1] {
                 let o = outcomes[i]
                 if o.isTile {
-                    tileList.append(Manifest.TileEntry(path: plan.paths[i], sha256: o.sha256, bytes: Int(o.bytes), key: plan.keys[i]))
+                    source[k] = i; k += 1
                 } else {
                     precondition(o.bytes == TileWriter.Outcome.blank.bytes, "every planned tile was written or found blank")
                     blankList.append(Manifest.BlankEntry(path: plan.paths[i], key: plan.keys[i]))
                 }
             }
         }
-        return (tileList, blankList, records)
+        precondition(k == t, "every counted tile is listed")
+        plan.columns.drop()
+        let (paths, keys, prevList, columns) = (plan.paths, plan.keys, plan.prevList, plan.columns)
+        let tiles = Manifest.TileEntries(count: t, entry: { n in
+            let i = source[n]
+            guard i >= 0 else { return prevList[-1 - i] }
+            let o = outcomes[i]
+            return Manifest.TileEntry(path: paths[i], sha256: o.sha256, bytes: Int(o.bytes), key: keys[i])
+        }, letGo: { columns.drop() })
+        return (tiles, blankList, records)
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 /// Fixed-size digests kept inline (no heap string per tile): a large venue has
 /// millions of tiles, each with a content hash and an input key. In JSON they
 /// are lower-case hex strings.
-public struct Digest32: Hashable, Sendable, HexDigest {
+public struct Digest32: Hashable, Sendable, BitwiseCopyable, HexDigest {
     public var words: (UInt64, UInt64, UInt64, UInt64)
 
     public init<S: Sequence>(bytes: S) where S.Element == UInt8 {
@@ -39,7 +39,7 @@ public struct Digest32: Hashable, Sendable, HexDigest {
 }
 
 /// A 128-bit input key (the first half of a SHA-256).
-public struct Digest16: Hashable, Sendable, HexDigest {
+public struct Digest16: Hashable, Sendable, BitwiseCopyable, HexDigest {
     public var high: UInt64
     public var low: UInt64
 

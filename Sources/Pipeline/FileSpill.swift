@@ -76,13 +76,20 @@ final class FileSpill: @unchecked Sendable {
     private func openOnce() {
         guard !opened else { return }
         opened = true
+        fd = FileSpill.unlinkedTemporaryFile(prefix: "venuetiles-spill") ?? -1
+    }
+
+    /// A new file in `TMPDIR` (else `/tmp`), unlinked at once so that nothing
+    /// is left behind by a killed build: its descriptor, or nil when none can
+    /// be made. Also where `MappedColumn` keeps its values.
+    static func unlinkedTemporaryFile(prefix: String) -> Int32? {
         let dir = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        var template = Array("\(dir)/venuetiles-spill-XXXXXX".utf8CString)
+        var template = Array("\(dir)/\(prefix)-XXXXXX".utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard made >= 0 else { return }
+        guard made >= 0 else { return nil }
         let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         unlink(path)
-        fd = made
+        return made
     }
 
     private func spillError(_ operation: String) -> StoreError {

@@ -110,7 +110,7 @@ public struct Manifest: Codable, Equatable, Sendable {
 
     public var generator: Generator
     public var venues: [VenueEntry]
-    public var tiles: [TileEntry]
+    public var tiles: TileEntries
     /// Other files the build wrote (TileJSON), with their hashes.
     public var files: [TileEntry]
     public var blank_tiles: [BlankEntry]
@@ -118,10 +118,15 @@ public struct Manifest: Codable, Equatable, Sendable {
     /// from a whole build's manifest and from a merged one.
     public var shard: ShardRecord?
 
-    public init(generator: Generator, venues: [VenueEntry], tiles: [TileEntry], files: [TileEntry], blank_tiles: [BlankEntry],
+    public init(generator: Generator, venues: [VenueEntry], tiles: TileEntries, files: [TileEntry], blank_tiles: [BlankEntry],
                 shard: ShardRecord? = nil) {
         self.generator = generator; self.venues = venues; self.tiles = tiles; self.files = files; self.blank_tiles = blank_tiles
         self.shard = shard
+    }
+
+    public init(generator: Generator, venues: [VenueEntry], tiles: [TileEntry], files: [TileEntry], blank_tiles: [BlankEntry],
+                shard: ShardRecord? = nil) {
+        self.init(generator: generator, venues: venues, tiles: TileEntries(tiles), files: files, blank_tiles: blank_tiles, shard: shard)
     }
 
     public static let fileName = "manifest.json"
@@ -208,6 +213,7 @@ public struct Manifest: Codable, Equatable, Sendable {
                         let lo = seg.tiles.lowerBound + (first + i) * chunk
                         return Manifest.tileLines(tiles[lo..<min(lo + chunk, seg.tiles.upperBound)])
                     }
+                    tiles.letGo()
                     for (i, t) in texts.enumerated() {
                         if first + i > 0 { try emitCounted(Data([0x2C, 0x0A])) }
                         try emitCounted(Data(t))
@@ -226,7 +232,7 @@ public struct Manifest: Codable, Equatable, Sendable {
     /// The JSON lines of tile entries joined by ",\n": written straight into one
     /// buffer sized for the worst case, with no String per number or digest
     /// and no capacity check per byte.
-    static func tileLines(_ tiles: ArraySlice<TileEntry>) -> [UInt8] {
+    static func tileLines<C: Collection<TileEntry>>(_ tiles: C) -> [UInt8] {
         // Fixed text, 20 digits of size, 32 + 64 hex digits, a path escaped at most 6× over.
         var capacity = 0
         for t in tiles { capacity += 160 + 6 * t.path.utf8.count }

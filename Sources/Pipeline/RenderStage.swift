@@ -8,7 +8,7 @@ import VectorTiles
 /// What the Render and Store stages leave: each job's outcome (its file's
 /// hash and size, or blank), and how many files changed.
 struct RenderedTiles {
-    var outcomes: [TileWriter.Outcome]
+    var outcomes: MappedColumn<TileWriter.Outcome>
     var changedFiles: Int
 }
 
@@ -32,11 +32,12 @@ extension Builder {
         // Each worker's own scratch space for vector tiles.
         let vectorSpaces = (0..<workers).map { _ in MVTEncoder.Workspace() }
         let writer = makeWriter(plan, store: commit.store)
+        plan.columns.drop()
         commit.writer = writer
         let (jobs, total, start) = (plan.jobs, plan.toRender.count, run.start)
         let decisions = plan.decisions
         var lastReport = Date()
-        var done = 0, next = 0
+        var done = 0, next = 0, batches = 0
         for (vi, range) in inputs.venuePyramids.enumerated() {
             // The venue's jobs are contiguous (pyramids in venue order), so are its tiles to render.
             let first = next
@@ -61,6 +62,9 @@ extension Builder {
                 // One writer, writing this batch while the workers render the next ones.
                 try writer.submit(batch)
                 done += batch.count
+                batches += 1
+                // The per-tile lists' pages behind the render and the writer go back to their files.
+                if batches % 64 == 0 { plan.columns.drop() }
                 if let progress {
                     progress(done, total, Date().timeIntervalSince(start))
                 } else if Date().timeIntervalSince(lastReport) > 2 || done == total {
@@ -69,6 +73,9 @@ extension Builder {
                     lastReport = Date()
                 }
             }
+            // The venue's part of the per-tile lists is done with, and its items and plans are freed.
+            plan.columns.drop()
+            FreedMemory.giveBack()
             run.lap("render+encode")
         }
         inputs.kept.drop()
@@ -95,17 +102,18 @@ extension Builder {
     /// for one to render.
     func makeWriter(_ plan: BuildPlan, store: TileStore) -> TileWriter {
         let prevList = plan.prevList, checks = plan.checks
-        var outcomes = [TileWriter.Outcome](repeating: .pending, count: plan.jobs.count)
+        let outcomes = plan.columns.track(MappedColumn(repeating: TileWriter.Outcome.pending, count: plan.jobs.count))
+        let intact = plan.columns.track(MappedColumn(repeating: false, count: plan.jobs.count))
         for i in plan.jobs.indices {
+            intact[i] = checks[i].intact
             switch checks[i].decision {
             case .reuse: outcomes[i] = TileWriter.Outcome(sha256: prevList[Int(checks[i].previous)].sha256, size: prevList[Int(checks[i].previous)].bytes)
             case .reuseBlank: outcomes[i] = .blank
             case .render: break
             }
         }
-        // The writer takes the list over: moved, not copied (a million outcomes).
         return TileWriter(store: store, paths: plan.paths, keys: plan.keys, previous: { checks[$0].previous >= 0 ? prevList[Int(checks[$0].previous)] : nil },
-                          intact: checks.map(\.intact), outcomes: outcomes, writers: options.jobs)
+                          intact: intact, outcomes: outcomes, columns: plan.columns, writers: options.jobs)
     }
 
     /// Render units: a raster tile at z ≥ 19 is drawn together with the other
@@ -113,7 +121,7 @@ extension Builder {
     /// venue-wide twin (`vectorTileGroups`); other tiles alone. Flat, so that a
     /// million one-tile units cost no million small arrays. Then batches of
     /// whole units, about 1,024 tiles each, that go to the writer in plan order.
-    func renderUnits(_ plan: BuildPlan, _ toRender: ArraySlice<Int>, _ decisions: [Decision], _ pyramids: [Pyramid]) -> (units: RenderUnits, batchEnds: [Int]) {
+    func renderUnits(_ plan: BuildPlan, _ toRender: Slice<MappedColumn<Int>>, _ decisions: [Decision], _ pyramids: [Pyramid]) -> (units: RenderUnits, batchEnds: [Int]) {
         var units = RenderUnits()
         var groups = [MetatileKey: [Int32]](), order = [MetatileKey]()
         var current: (Int32, Int32)? = nil

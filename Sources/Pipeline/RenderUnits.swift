@@ -31,7 +31,7 @@ extension Builder {
     struct MetatileKey: Hashable { var pyramid: Int32; var plan: Int32; var x: Int; var y: Int; var span: Int }
 
     /// Renders a unit: one tile, or the tiles of one metatile in one drawing.
-    func render(_ unit: ArraySlice<Int32>, span: Int, _ jobs: [Job], _ pyramids: [Pyramid], _ venues: [PreparedVenue],
+    func render(_ unit: ArraySlice<Int32>, span: Int, _ jobs: MappedColumn<Job>, _ pyramids: [Pyramid], _ venues: [PreparedVenue],
                 _ renderers: [Int: TileRenderer], _ workspace: MVTEncoder.Workspace) -> [Result<Rendered?, Error>] {
         if span == RenderUnits.vectorGroup { return renderVectorGroup(unit, jobs, pyramids, workspace) }
         guard span > 1 else {
@@ -104,7 +104,7 @@ extension Builder {
 
     /// A vector group: its floors' tiles first, then the venue-wide tile at the
     /// same place, whose items are the floors' items: each is clipped once.
-    func renderVectorGroup(_ unit: ArraySlice<Int32>, _ jobs: [Job], _ pyramids: [Pyramid], _ workspace: MVTEncoder.Workspace) -> [Result<Rendered?, Error>] {
+    func renderVectorGroup(_ unit: ArraySlice<Int32>, _ jobs: MappedColumn<Job>, _ pyramids: [Pyramid], _ workspace: MVTEncoder.Workspace) -> [Result<Rendered?, Error>] {
         var clipped = [Int: VectorTileGeometry.Result]()
         return unit.map { ji in
             let job = jobs[Int(ji)]
@@ -127,7 +127,7 @@ extension Builder {
     /// every floor's items, so clipping them again for it doubled the vector
     /// tiles' geometry work. Both lists are in tile order per zoom: a merge,
     /// no lookup. Groups of one job are left to the ordinary units.
-    func vectorTileGroups(_ jobs: [Job], _ decisions: [Decision], _ pyramids: [Pyramid], _ jobStart: [Int]) -> (groups: [[Int32]], grouped: [Bool]) {
+    func vectorTileGroups(_ jobs: MappedColumn<Job>, _ decisions: [Decision], _ pyramids: [Pyramid], _ jobStart: [Int]) -> (groups: [[Int32]], grouped: [Bool]) {
         var groups = [[Int32]](), grouped = [Bool](repeating: false, count: jobs.count)
         // The first job of each plan of each pyramid.
         func planStarts(_ pi: Int) -> [Int] {

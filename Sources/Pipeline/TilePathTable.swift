@@ -12,25 +12,33 @@ struct TilePathTable: RandomAccessCollection, Sendable {
     private var bytes: [UInt8] = []
     /// Where each path ends in `bytes`; a path starts where the one before it ends.
     private var ends: [Int] = []
+    /// The whole build's table (`joined`): the same two lists in a `MappedColumn` each.
+    private var mapped: (bytes: MappedColumn<UInt8>, ends: MappedColumn<Int>)?
 
     init() {}
 
     var startIndex: Int { 0 }
-    var endIndex: Int { ends.count }
+    var endIndex: Int { mapped?.ends.count ?? ends.count }
 
     subscript(i: Int) -> String {
+        if let (b, e) = mapped {
+            let start = i == 0 ? 0 : e[i - 1]
+            return String(decoding: UnsafeBufferPointer(rebasing: b.buffer[start..<e[i]]), as: UTF8.self)
+        }
         let start = i == 0 ? 0 : ends[i - 1]
         return bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<ends[i]]), as: UTF8.self) }
     }
 
     /// Appends one path, given as its UTF-8 bytes.
     mutating func append<C: Collection>(utf8 path: C) where C.Element == UInt8 {
+        precondition(mapped == nil, "a joined table is not appended to")
         bytes.append(contentsOf: path)
         ends.append(bytes.count)
     }
 
     /// Appends another table's paths after this one's.
     mutating func append(contentsOf other: TilePathTable) {
+        precondition(mapped == nil && other.mapped == nil, "a joined table is not appended to")
         let base = bytes.count
         bytes.append(contentsOf: other.bytes)
         ends.reserveCapacity(ends.count + other.ends.count)
@@ -44,5 +52,24 @@ struct TilePathTable: RandomAccessCollection, Sendable {
         ends.reserveCapacity(paths)
     }
 
-    var byteCount: Int { bytes.count }
+    var byteCount: Int { mapped?.bytes.count ?? bytes.count }
+
+    /// The paths of `tables`, in order, in mapped columns (see `MappedColumn`)
+    /// that `columns` lets go of between stages: the whole build's paths.
+    static func joined(_ tables: [TilePathTable], columns: ResidentColumns) -> TilePathTable {
+        let b = columns.track(MappedColumn<UInt8>(repeating: 0, count: tables.reduce(0) { $0 + $1.byteCount }))
+        let e = columns.track(MappedColumn<Int>(repeating: 0, count: tables.reduce(0) { $0 + $1.count }))
+        var (at, k) = (0, 0)
+        for t in tables {
+            precondition(t.mapped == nil, "joined tables are built by appending")
+            t.bytes.withUnsafeBufferPointer { src in
+                if let from = src.baseAddress { (b.buffer.baseAddress! + at).update(from: from, count: src.count) }
+            }
+            for end in t.ends { e[k] = at + end; k += 1 }
+            at += t.bytes.count
+        }
+        var out = TilePathTable()
+        out.mapped = (b, e)
+        return out
+    }
 }

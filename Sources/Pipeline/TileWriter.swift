@@ -31,16 +31,16 @@ final class TileWriter {
     /// One per writing thread: a store caches the folders it made.
     private let stores: [TileStore]
     private let paths: TilePathTable
-    private let keys: [Digest16]
+    private let keys: MappedColumn<Digest16>
     /// The previous build's entry for a job's path.
     private let previous: (Int) -> Manifest.TileEntry?
-    private let intact: [Bool]
+    private let intact: MappedColumn<Bool>
     private let queue = DispatchQueue(label: "venuetiles.writer")
     private let group = DispatchGroup()
 
     // Touched only on `queue` until `finish()`.
     /// Per job.
-    private(set) var outcomes: [Outcome]
+    private(set) var outcomes: MappedColumn<Outcome>
     private(set) var changedFiles = 0
     private(set) var invalidDropped = 0
     private(set) var busySeconds = 0.0
@@ -48,14 +48,16 @@ final class TileWriter {
     private(set) var cpuSeconds = 0.0
     private var failure: Error?
     /// Per job, what `revert` does to put the previous file back (`Undo.code`).
-    private var undo: [Int32]
+    private var undo: MappedColumn<Int32>
     private var written = 0
 
-    init(store: TileStore, paths: TilePathTable, keys: [Digest16], previous: @escaping (Int) -> Manifest.TileEntry?, intact: [Bool],
-         outcomes: [Outcome], writers: Int) {
+    /// `outcomes`: each job's outcome so far (reused tiles' set, the rest pending).
+    /// The per-job lists are the plan's `MappedColumn`s; the undo codes' column is made here and tracked by `columns`.
+    init(store: TileStore, paths: TilePathTable, keys: MappedColumn<Digest16>, previous: @escaping (Int) -> Manifest.TileEntry?,
+         intact: MappedColumn<Bool>, outcomes: MappedColumn<Outcome>, columns: ResidentColumns, writers: Int) {
         self.stores = (0..<max(1, writers)).map { _ in TileStore(root: store.root, trash: store.trash, eachPathOnce: true) }; self.paths = paths; self.keys = keys; self.previous = previous; self.intact = intact
         self.outcomes = outcomes
-        undo = [Int32](repeating: Undo.none, count: paths.count)
+        undo = columns.track(MappedColumn(repeating: Undo.none, count: paths.count))
     }
 
     /// Queues one batch (job index, render result); waits first for the batch before it.
@@ -74,41 +76,37 @@ final class TileWriter {
             struct Tally { var changed = 0, dropped = 0, cpu = 0.0; var error: Error? }
             let failAt = TestHooks.failWritesAfter.map { $0 - written } ?? Int.max
             written += batch.count
-            let tallies = outcomes.withUnsafeMutableBufferPointer { outcomes in
-                  undo.withUnsafeMutableBufferPointer { undo in
-                    // Each run writes its own jobs' slots only.
-                    let slots = Slots(outcomes: outcomes.baseAddress!, undo: undo.baseAddress!)
-                    return Workers.map(runs, workers: runs, placeholder: Tally()) { _, r in
-                        let store = stores[r]
-                        var t = Tally()
-                        let cpu0 = threadCPUSeconds()
-                        do {
-                            for (k, (ji, result)) in batch[(r * perRun)..<min((r + 1) * perRun, batch.count)].enumerated() {
-                                let path = paths[ji]
-                                guard let rendered = try result.get() else {
-                                    slots.outcomes[ji] = .blank
-                                    // Removed at the switch: until then it is the last manifest's tile.
-                                    if store.fileStatus(path) != nil { slots.undo[ji] = Undo.code(.removeAtSwitch); t.changed += 1 }
-                                    continue
-                                }
-                                t.dropped += rendered.dropped
-                                // Same bytes as the file already there: leave it (and its mtime) alone.
-                                if !(intact[ji] && previous(ji)?.sha256 == rendered.hash) {
-                                    if r * perRun + k >= failAt {
-                                        throw StoreError(operation: "write", path: store.path(path), reason: "No space left on device (injected by VENUETILES_TEST_FAIL)", code: ENOSPC)
-                                    }
-                                    slots.undo[ji] = Undo.code(try store.write(path, rendered.data, stage: true))
-                                    t.changed += 1
-                                }
-                                slots.outcomes[ji] = Outcome(sha256: rendered.hash, size: rendered.data.count)
-                            }
-                        } catch {
-                            t.error = error
+            // Each run writes its own jobs' slots only.
+            let slots = Slots(outcomes: outcomes.buffer.baseAddress!, undo: undo.buffer.baseAddress!)
+            let tallies = Workers.map(runs, workers: runs, placeholder: Tally()) { _, r in
+                let store = stores[r]
+                var t = Tally()
+                let cpu0 = threadCPUSeconds()
+                do {
+                    for (k, (ji, result)) in batch[(r * perRun)..<min((r + 1) * perRun, batch.count)].enumerated() {
+                        let path = paths[ji]
+                        guard let rendered = try result.get() else {
+                            slots.outcomes[ji] = .blank
+                            // Removed at the switch: until then it is the last manifest's tile.
+                            if store.fileStatus(path) != nil { slots.undo[ji] = Undo.code(.removeAtSwitch); t.changed += 1 }
+                            continue
                         }
-                        t.cpu = threadCPUSeconds() - cpu0
-                        return t
+                        t.dropped += rendered.dropped
+                        // Same bytes as the file already there: leave it (and its mtime) alone.
+                        if !(intact[ji] && previous(ji)?.sha256 == rendered.hash) {
+                            if r * perRun + k >= failAt {
+                                throw StoreError(operation: "write", path: store.path(path), reason: "No space left on device (injected by VENUETILES_TEST_FAIL)", code: ENOSPC)
+                            }
+                            slots.undo[ji] = Undo.code(try store.write(path, rendered.data, stage: true))
+                            t.changed += 1
+                        }
+                        slots.outcomes[ji] = Outcome(sha256: rendered.hash, size: rendered.data.count)
                     }
-                  }
+                } catch {
+                    t.error = error
+                }
+                t.cpu = threadCPUSeconds() - cpu0
+                return t
             }
             for t in tallies {
                 changedFiles += t.changed
@@ -120,12 +118,10 @@ final class TileWriter {
         }
     }
 
-    /// Hands over the outcomes, leaving the writer empty (no second copy of a million of them).
-    func takeOutcomes() -> [Outcome] {
+    /// The outcomes, once the last batch is written.
+    func takeOutcomes() -> MappedColumn<Outcome> {
         group.wait()
-        var o = [Outcome]()
-        swap(&o, &outcomes)
-        return o
+        return outcomes
     }
 
     /// Puts back every file this writer replaced, removed or created, after a
@@ -134,7 +130,7 @@ final class TileWriter {
         group.wait()
         let store = stores[0]
         for (ji, u) in undo.enumerated() where u != Undo.none { store.revert(paths[ji], Undo.decode(u)) }
-        undo = []
+        undo = MappedColumn(repeating: Undo.none, count: 0)
     }
 
     /// The switch: every staged tile renamed over its old file and every tile
@@ -146,8 +142,8 @@ final class TileWriter {
         let runs = max(1, min(stores.count, undo.count))
         let perRun = (undo.count + runs - 1) / runs
         let failAt = TestHooks.failSwitchAfter ?? Int.max
-        let errors = undo.withUnsafeMutableBufferPointer { u in
-            let undo = UndoSlots(base: u.baseAddress!)
+        let errors = { () -> [Error?] in
+            let undo = UndoSlots(base: self.undo.buffer.baseAddress!)
             return Workers.map(runs, workers: runs, placeholder: nil as Error?) { _, r in
                 let store = stores[r]
                 var done = 0
@@ -164,7 +160,7 @@ final class TileWriter {
                 }
                 return nil
             }
-        }
+        }()
         if let e = errors.lazy.compactMap({ $0 }).first { throw e }
     }
 

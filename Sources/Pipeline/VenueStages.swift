@@ -157,6 +157,7 @@ extension Builder {
             inputs.venues.append(v.hollowed())
             l.venue.features = []
             inputs.loaded.append(l)
+            FreedMemory.giveBack()
         }
         inputs.fingerprint = try? InputFingerprint.parsed(config, configBytes: config.parsedBytes, styleBytes: styleBytes,
                                                           sources: inputs.loaded.map { ($0.bundle!, $0.names) }, recorder: recorder)
