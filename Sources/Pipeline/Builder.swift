@@ -442,8 +442,8 @@ public final class Builder {
     }
 
     /// `body` over every pyramid's planned tiles in runs of at most 2048 (one
-    /// zoom of one pyramid each), on the workers; the runs' results in job order.
-    func perRun<R>(_ pyramids: [Pyramid], placeholder: R, _ body: (_ pyramid: Pyramid, _ plan: FloorZoomPlan, _ tiles: Range<Int>) -> R) -> [R] {
+    /// zoom of one pyramid each, numbered in job order), on the workers; the runs' results in job order.
+    func perRun<R>(_ pyramids: [Pyramid], placeholder: R, _ body: (_ run: Int, _ pyramid: Pyramid, _ plan: FloorZoomPlan, _ tiles: Range<Int>) -> R) -> [R] {
         let chunk = 2048
         var runs = [(pyramid: Int, plan: Int, tiles: Range<Int>)]()
         for (pi, p) in pyramids.enumerated() {
@@ -453,19 +453,20 @@ public final class Builder {
         }
         return Workers.map(runs.count, workers: options.jobs, placeholder: placeholder) { _, r in
             let p = pyramids[runs[r].pyramid]
-            return body(p, p.plans[runs[r].plan], runs[r].tiles)
+            return body(r, p, p.plans[runs[r].plan], runs[r].tiles)
         }
     }
 
     /// `<directory>/<z>/<x>/<y>.<ext>` of every job, in job order, each path
-    /// made from bytes (no string interpolation per tile).
+    /// made from bytes (no string interpolation per tile), straight into the
+    /// table's mapped columns: the paths are made twice, once to size each
+    /// run and once into its place, rather than held on the heap and copied.
     func tilePaths(_ pyramids: [Pyramid], count: Int, columns: ResidentColumns) -> TilePathTable {
-        let made = perRun(pyramids, placeholder: TilePathTable()) { p, plan, range in
-            var table = TilePathTable()
+        func paths(_ p: Pyramid, _ plan: FloorZoomPlan, _ range: Range<Int>, _ each: (_ tile: Int, _ path: [UInt8]) -> Void) {
             var buf = [UInt8]()
             if let layout = p.layout {
-                for i in range { table.append(utf8: layout.path(plan.tiles[i], into: &buf).utf8) }
-                return table
+                for i in range { each(i, Array(layout.path(plan.tiles[i], into: &buf).utf8)) }
+                return
             }
             let prefix = Array("\(p.directory)/\(plan.zoom)/".utf8)
             let ext = Array(".\(config.tilesets[p.tileset].fileExtension)".utf8)
@@ -480,13 +481,27 @@ public final class Builder {
                 buf += prefix
                 decimal(plan.tiles[i].x); buf.append(UInt8(ascii: "/")); decimal(plan.tiles[i].y)
                 buf += ext
-                table.append(utf8: buf)
+                each(i, buf)
             }
-            return table
         }
-        let paths = TilePathTable.joined(made, columns: columns)
-        precondition(paths.count == count, "every tile of a planned zoom is a job")
-        return paths
+        let sizes = perRun(pyramids, placeholder: (tiles: 0, bytes: 0)) { _, p, plan, range in
+            var bytes = 0
+            paths(p, plan, range) { bytes += $1.count }
+            return (range.count, bytes)
+        }
+        let table = TilePathTable.mapped(paths: sizes.reduce(0) { $0 + $1.tiles }, bytes: sizes.reduce(0) { $0 + $1.bytes }, columns: columns)
+        precondition(table.count == count, "every tile of a planned zoom is a job")
+        var starts = [(tile: 0, byte: 0)]
+        for s in sizes { starts.append((starts.last!.tile + s.tiles, starts.last!.byte + s.bytes)) }
+        let fill = table.filler
+        _ = perRun(pyramids, placeholder: ()) { r, p, plan, range in
+            var (k, at) = starts[r]
+            paths(p, plan, range) { _, path in
+                at = fill.put(path, index: k, at: at); k += 1
+            }
+        }
+        columns.drop()
+        return table
     }
 
     func dryRunReport(_ jobs: MappedColumn<Job>, _ decisions: [Decision], _ pyramids: [Pyramid], _ zooms: [Int], carried: [Int: [Int]],

@@ -54,22 +54,33 @@ struct TilePathTable: RandomAccessCollection, Sendable {
 
     var byteCount: Int { mapped?.bytes.count ?? bytes.count }
 
-    /// The paths of `tables`, in order, in mapped columns (see `MappedColumn`)
-    /// that `columns` lets go of between stages: the whole build's paths.
-    static func joined(_ tables: [TilePathTable], columns: ResidentColumns) -> TilePathTable {
-        let b = columns.track(MappedColumn<UInt8>(repeating: 0, count: tables.reduce(0) { $0 + $1.byteCount }))
-        let e = columns.track(MappedColumn<Int>(repeating: 0, count: tables.reduce(0) { $0 + $1.count }))
-        var (at, k) = (0, 0)
-        for t in tables {
-            precondition(t.mapped == nil, "joined tables are built by appending")
-            t.bytes.withUnsafeBufferPointer { src in
-                if let from = src.baseAddress { (b.buffer.baseAddress! + at).update(from: from, count: src.count) }
-            }
-            for end in t.ends { e[k] = at + end; k += 1 }
-            at += t.bytes.count
-        }
+    /// A table of `paths` paths of `bytes` bytes in all, in mapped columns
+    /// (see `MappedColumn`) that `columns` lets go of between stages: the
+    /// whole build's paths, filled in place through `filler`, every path once.
+    static func mapped(paths: Int, bytes: Int, columns: ResidentColumns) -> TilePathTable {
         var out = TilePathTable()
-        out.mapped = (b, e)
+        out.mapped = (columns.track(MappedColumn<UInt8>(repeating: 0, count: bytes)), columns.track(MappedColumn<Int>(repeating: 0, count: paths)))
         return out
+    }
+
+    /// Writes a mapped table's paths; threads may fill distinct paths at once.
+    struct Filler: Sendable {
+        let bytes: MappedColumn<UInt8>
+        let ends: MappedColumn<Int>
+        /// Puts `path` as path `index`, its bytes from `at` (where the path
+        /// before it ends); returns where it ends.
+        func put(_ path: [UInt8], index: Int, at: Int) -> Int {
+            precondition(at + path.count <= bytes.count, "path \(index) past the table's bytes")
+            path.withUnsafeBufferPointer { src in
+                if let from = src.baseAddress { (bytes.buffer.baseAddress! + at).update(from: from, count: src.count) }
+            }
+            ends[index] = at + path.count
+            return at + path.count
+        }
+    }
+
+    var filler: Filler {
+        guard let (b, e) = mapped else { preconditionFailure("only a mapped table is filled") }
+        return Filler(bytes: b, ends: e)
     }
 }

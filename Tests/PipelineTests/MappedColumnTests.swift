@@ -55,15 +55,22 @@ final class MappedColumnTests: XCTestCase {
         XCTAssertEqual(MappedColumn(repeating: 9, count: 0).count, 0)
     }
 
-    func testAJoinedPathTableGivesBackEveryPathInOrder() {
+    func testAMappedPathTableFilledOutOfOrderGivesBackEveryPathInOrder() {
         let paths = (0..<3000).map { "v\($0 % 7)/floor_0/png/\(17 + $0 % 7)/\($0 * 13)/\($0 * 17).png" } + ["é/ü.pbf", "", "last"]
-        var parts = [TilePathTable(), TilePathTable(), TilePathTable()]
-        for (i, p) in paths.enumerated() { parts[i < 1000 ? 0 : i < 3001 ? 1 : 2].append(utf8: p.utf8) }
         let columns = ResidentColumns()
-        let joined = TilePathTable.joined(parts + [TilePathTable()], columns: columns)
+        let table = TilePathTable.mapped(paths: paths.count, bytes: paths.reduce(0) { $0 + $1.utf8.count }, columns: columns)
+        var starts = [0]
+        for p in paths { starts.append(starts.last! + p.utf8.count) }
+        // Two threads, each its own paths, as the plan's runs fill it.
+        let fill = table.filler
+        DispatchQueue.concurrentPerform(iterations: 2) { w in
+            for i in stride(from: paths.count - 1 - w, through: 0, by: -2) {
+                XCTAssertEqual(fill.put(Array(paths[i].utf8), index: i, at: starts[i]), starts[i + 1])
+            }
+        }
         columns.drop()
-        XCTAssertEqual(Array(joined), paths)
-        XCTAssertEqual(joined.byteCount, paths.reduce(0) { $0 + $1.utf8.count })
+        XCTAssertEqual(Array(table), paths)
+        XCTAssertEqual(table.byteCount, starts.last!)
     }
 
     func testMadeTileEntriesWriteTheSameManifestAsAnArray() throws {
