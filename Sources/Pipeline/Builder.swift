@@ -350,7 +350,7 @@ public final class Builder {
         }
         let snapshot = pyramids
         // One worker per unit: units differ a lot in size, so none waits behind a big one.
-        let results = Workers.map(units.count, workers: units.count, placeholder: (labels: [DrawItem](), plan: FloorZoomPlan(zoom: 0, tiles: [], items: []))) { _, u in
+        let results = Workers.map(units.count, workers: units.count, placeholder: (labels: [DrawItem](), plan: FloorZoomPlan(zoom: 0, tiles: [], items: TileItemLists()))) { _, u in
             switch units[u] {
             case .raster(let vi, let fi, let z):
                 return Plan.raster(floor: venues[vi].sheet(fi), zoom: z)

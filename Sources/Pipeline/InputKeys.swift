@@ -170,7 +170,7 @@ public enum InputKeys {
     public static func headerBytes(_ header: String) -> [UInt8] { Array(header.utf8) + [0] }
 
     /// The key of one tile. `header`: `headerBytes(_:)` of its pyramid and zoom.
-    public static func tile(header: [UInt8], tile: TileID, items: [ItemHash], indices: [Int32]) -> Digest16 {
+    public static func tile(header: [UInt8], tile: TileID, items: [ItemHash], indices: ArraySlice<Int32>) -> Digest16 {
         var w = Writer()
         w.bytes(header)
         w.int(tile.z); w.int(tile.x); w.int(tile.y)

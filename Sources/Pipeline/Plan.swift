@@ -7,7 +7,7 @@ public struct FloorZoomPlan: Sendable {
     /// Sorted by tile id.
     public var tiles: [TileID]
     /// Item indices per tile, in drawing order; parallel to `tiles`.
-    public var items: [[Int32]]
+    public var items: TileItemLists
 }
 
 /// Plan stage: which tiles exist and what each one draws.
@@ -26,7 +26,7 @@ public enum Plan {
                        listPad: { DrawMetrics.pad(for: $0, zoom: zoom) }, padOf: padOf)
         // The background makes no tile exist, but fills every tile that does.
         let wholeTile = floor.items.indices.filter { floor.items[$0].wholeTile }.map(Int32.init)
-        if !wholeTile.isEmpty { plan.items = plan.items.map { wholeTile + $0 } }
+        plan.items = plan.items.prefixing(wholeTile)
         return plan
     }
 
@@ -40,30 +40,41 @@ public enum Plan {
     /// One zoom of `raster(floor:zooms:)`: the labels placed at `zoom` and the
     /// plan, whose label indices start at `floor.items.count`.
     public static func raster(floor: PreparedFloor, zoom z: Int) -> (labels: [DrawItem], plan: FloorZoomPlan) {
-        var plan = run(floor: floor, zoom: z)
+        let plan = run(floor: floor, zoom: z)
         guard (floor.labelStyle != nil && !floor.labels.isEmpty) || !floor.icons.isEmpty else { return ([], plan) }
         let labels = LabelPlacement.place(floor.labels, icons: floor.icons, style: floor.labelStyle, zoom: z, floorArea: floor.area,
                                           obstacles: floor.obstacles)
         let base = Int32(floor.items.count)
         let lp = run(labels.map(\.geometry), zoom: z, listPad: { DrawMetrics.pad(for: $0, zoom: z) })
-        var position = [TileID: Int]()
-        for (i, t) in plan.tiles.enumerated() { position[t] = i }
+        guard !lp.tiles.isEmpty else { return (labels, plan) }
         // Every tile a placed box reaches exists, so no label or icon is cut
         // where the floor's drawing ends: an icon at a room's edge reaches past
         // it, and a building label's footprint need not be drawn on the floor.
         // Such a tile's key lists the label, so it changes with the label.
         let wholeTile = floor.items.indices.filter { floor.items[$0].wholeTile }.map(Int32.init)
-        var added = [(TileID, [Int32])]()
-        for (t, idx) in zip(lp.tiles, lp.items) {
-            if let i = position[t] { plan.items[i] += idx.map { $0 + base } } else { added.append((t, wholeTile + idx.map { $0 + base })) }
+        return (labels, merge(plan, labels: lp, base: base, wholeTile: wholeTile))
+    }
+
+    /// `plan` with the tiles of `labels` (a plan of placed boxes, whose indices
+    /// become `base + i`): a tile of both lists its items, then its labels; a
+    /// tile of the labels alone lists `wholeTile`, then its labels. Both are
+    /// sorted by tile, and so is the result.
+    static func merge(_ plan: FloorZoomPlan, labels lp: FloorZoomPlan, base: Int32, wholeTile: [Int32]) -> FloorZoomPlan {
+        var tiles = [TileID](), items = TileItemLists()
+        tiles.reserveCapacity(plan.tiles.count + lp.tiles.count)
+        items.reserveCapacity(lists: plan.tiles.count + lp.tiles.count,
+                              items: plan.items.items.count + lp.items.items.count + wholeTile.count * lp.tiles.count)
+        var a = 0, b = 0
+        while a < plan.tiles.count || b < lp.tiles.count {
+            if b == lp.tiles.count || (a < plan.tiles.count && plan.tiles[a] < lp.tiles[b]) {
+                tiles.append(plan.tiles[a]); items.append(plan.items[a]); a += 1
+            } else if a == plan.tiles.count || lp.tiles[b] < plan.tiles[a] {
+                tiles.append(lp.tiles[b]); items.append(wholeTile, then: lp.items[b].lazy.map { $0 + base }); b += 1
+            } else {
+                tiles.append(plan.tiles[a]); items.append(plan.items[a], then: lp.items[b].lazy.map { $0 + base }); a += 1; b += 1
+            }
         }
-        if !added.isEmpty {
-            var merged = zip(plan.tiles, plan.items).map { ($0, $1) } + added
-            merged.sort { $0.0 < $1.0 }
-            plan.tiles = merged.map(\.0)
-            plan.items = merged.map(\.1)
-        }
-        return (labels, plan)
+        return FloorZoomPlan(zoom: plan.zoom, tiles: tiles.withUnsafeBufferPointer { Array($0) }, items: items.exactSize())
     }
 
     /// Joins per-zoom raster plans: each zoom's labels follow the previous zooms' ones.
@@ -75,7 +86,7 @@ public enum Plan {
             var plan = plan
             let shift = Int32(items.count) - base
             if shift != 0 && !labels.isEmpty {
-                plan.items = plan.items.map { $0.map { $0 >= base ? $0 + shift : $0 } }
+                plan.items = plan.items.mappingItems { $0 >= base ? $0 + shift : $0 }
             }
             items += labels
             plans.append(plan)
@@ -101,12 +112,15 @@ public enum Plan {
             guard b.minX <= b.maxX else { continue }
             rect.extend(b.expanded(by: padAt(i, g)))
         }
-        guard rect.minX <= rect.maxX else { return FloorZoomPlan(zoom: zoom, tiles: [], items: []) }
+        guard rect.minX <= rect.maxX else { return FloorZoomPlan(zoom: zoom, tiles: [], items: TileItemLists()) }
         let range = TileRange(covering: rect, zoom: zoom)
         guard range.count <= 4_000_000 else { return runSparse(geometries, zoom: zoom, listPad: padAt, existencePad: existencePad) }
         let height = range.maxY - range.minY + 1
         @inline(__always) func cell(_ t: TileID) -> Int { (t.x - range.minX) * height + (t.y - range.minY) }
-        var lists = [[Int32]](repeating: [], count: range.count)
+        // Each cell's list chained backwards (its last entry; each entry's item
+        // and the entry before it): no array per cell while the lists grow.
+        var lastEntry = [Int32](repeating: -1, count: range.count)
+        var entryItem = [Int32](), entryBefore = [Int32]()
         var outside = false
         for (i, g) in geometries.enumerated() {
             let idx = Int32(i)
@@ -115,7 +129,11 @@ public enum Plan {
                 guard t.x >= range.minX, t.x <= range.maxX, t.y >= range.minY, t.y <= range.maxY else { outside = true; return }
                 let c = cell(t)
                 // A MultiPolygon may report a tile once per part.
-                if lists[c].last != idx { lists[c].append(idx) }
+                let last = lastEntry[c]
+                if last < 0 || entryItem[Int(last)] != idx {
+                    entryItem.append(idx); entryBefore.append(last)
+                    lastEntry[c] = Int32(entryItem.count - 1)
+                }
             }
         }
         var exists: [Bool]? = nil
@@ -130,12 +148,17 @@ public enum Plan {
             exists = e
         }
         if outside { return runSparse(geometries, zoom: zoom, listPad: padAt, existencePad: existencePad) }
-        var tiles = [TileID](), items = [[Int32]]()
-        for c in lists.indices where !lists[c].isEmpty && (exists?[c] ?? true) {
-            tiles.append(TileID(z: zoom, x: range.minX + c / height, y: range.minY + c % height))
-            items.append(lists[c])
+        let kept = lastEntry.indices.filter { lastEntry[$0] >= 0 && (exists?[$0] ?? true) }
+        let tiles = kept.map { c in TileID(z: zoom, x: range.minX + c / height, y: range.minY + c % height) }
+        var items = TileItemLists(), list = [Int32]()
+        items.reserveCapacity(lists: kept.count, items: entryItem.count)
+        for c in kept {
+            list.removeAll(keepingCapacity: true)
+            var e = lastEntry[c]
+            while e >= 0 { list.append(entryItem[Int(e)]); e = entryBefore[Int(e)] }
+            items.append(list.reversed())
         }
-        return FloorZoomPlan(zoom: zoom, tiles: tiles, items: items)
+        return FloorZoomPlan(zoom: zoom, tiles: tiles, items: items.exactSize())
     }
 
     /// `run` with a dictionary of tiles, for extents too large for a dense grid.
@@ -155,6 +178,6 @@ public enum Plan {
             keep = s
         }
         let tiles = map.keys.filter { keep?.contains($0) ?? true }.sorted()
-        return FloorZoomPlan(zoom: zoom, tiles: tiles, items: tiles.map { map[$0]! })
+        return FloorZoomPlan(zoom: zoom, tiles: tiles, items: TileItemLists(tiles.lazy.map { map[$0]! }))
     }
 }

@@ -114,7 +114,7 @@ extension Builder {
                 let plan = pyramids[pi].plans[zi]
                 let keep = plan.tiles.indices.filter { assignment[Int(unitOf[pi][zi][$0])] == shard.index }
                 // Item lists are dropped once a venue is keyed; rendering plans it again (`venueAgain`).
-                pyramids[pi].plans[zi] = FloorZoomPlan(zoom: plan.zoom, tiles: keep.map { plan.tiles[$0] }, items: plan.items.isEmpty ? [] : keep.map { plan.items[$0] })
+                pyramids[pi].plans[zi] = FloorZoomPlan(zoom: plan.zoom, tiles: keep.map { plan.tiles[$0] }, items: plan.items.isEmpty ? TileItemLists() : plan.items.selecting(keep))
                 if zi < pyramids[pi].tileKeys.count { pyramids[pi].tileKeys[zi] = keep.map { pyramids[pi].tileKeys[zi][$0] } }
             }
         }

@@ -8,7 +8,7 @@ public enum VectorTileEncoding {
     /// nil when no feature is left in the tile after clipping. `made(i)`: item
     /// i's geometry when it was already clipped to this tile (for another
     /// pyramid); `keep` is given each geometry clipped here.
-    public static func encode(items: [VectorItem], indices: [Int32], tile: TileID, venueWide: Bool,
+    public static func encode(items: [VectorItem], indices: ArraySlice<Int32>, tile: TileID, venueWide: Bool,
                               geometry: VectorTileGeometry, table: MVTPropertyTable,
                               workspace: MVTEncoder.Workspace,
                               made: (Int32) -> VectorTileGeometry.Result? = { _ in nil },

@@ -258,7 +258,7 @@ extension FloorZoomPlan {
             guard k < self.tiles.count && self.tiles[k] == t else { return nil }
             keep.append(k)
         }
-        return FloorZoomPlan(zoom: zoom, tiles: keep.map { self.tiles[$0] }, items: keep.map { items[$0] })
+        return FloorZoomPlan(zoom: zoom, tiles: keep.map { self.tiles[$0] }, items: items.selecting(keep))
     }
 }
 
@@ -282,7 +282,7 @@ extension Builder.Pyramid {
         }
         // Copied to their exact size: grown by appending, a plan's tile list
         // has up to twice the room it uses, and this one stays for the whole build.
-        p.plans = plans.map { FloorZoomPlan(zoom: $0.zoom, tiles: $0.tiles.withUnsafeBufferPointer { Array($0) }, items: []) }
+        p.plans = plans.map { FloorZoomPlan(zoom: $0.zoom, tiles: $0.tiles.withUnsafeBufferPointer { Array($0) }, items: TileItemLists()) }
         p.itemKeys = []
         p.sources = []
         return p

@@ -77,6 +77,11 @@ public final class TileRenderer {
 
     /// Draws `indices` of `items` (already in drawing order) into `tile`.
     public func render(tile t: TileID, items: [DrawItem], indices: [Int32]) throws -> RenderedTile {
+        try render(tile: t, items: items, indices: indices[...])
+    }
+
+    /// Draws `indices` of `items` (already in drawing order) into `tile`.
+    public func render(tile t: TileID, items: [DrawItem], indices: ArraySlice<Int32>) throws -> RenderedTile {
         let t0 = threadCPUSeconds()
         try draw(tile: t, items: items, indices: indices)
         let t1 = threadCPUSeconds()
@@ -106,8 +111,8 @@ public final class TileRenderer {
     /// byte-identical to drawing the block at once. A row draws the union of
     /// its tiles' items, which are all that can reach its pixels (coverage pads
     /// every item by its drawn half-width).
-    public func render(metatile origin: TileID, span: Int, tiles: [TileID], frame: [TileID], items: [DrawItem],
-                       itemsOfTile: [[Int32]]) throws -> [RenderedTile] {
+    public func render<List: Collection>(metatile origin: TileID, span: Int, tiles: [TileID], frame: [TileID], items: [DrawItem],
+                                         itemsOfTile: [List]) throws -> [RenderedTile] where List.Element == Int32 {
         precondition(frame.allSatisfy { $0.z == origin.z && $0.x >= origin.x && $0.y >= origin.y && $0.x < origin.x + span && $0.y < origin.y + span },
                      "tiles outside the metatile")
         precondition(tiles.allSatisfy(frame.contains), "tiles outside the frame")
@@ -124,7 +129,7 @@ public final class TileRenderer {
             canvas.cr.clip(x: Double(minX) * ts, y: Double(row) * ts, width: Double(maxX - minX + 1) * ts, height: ts)
             var rowItems = Set<Int32>()
             for (k, t) in tiles.enumerated() where t.y - origin.y == row { rowItems.formUnion(itemsOfTile[k]) }
-            try paint(canvas, origin: origin, items: items, indices: rowItems.sorted())
+            try paint(canvas, origin: origin, items: items, indices: rowItems.sorted()[...])
             canvas.cr.restore()
             // restore() also brought back the font of before the drawing.
             canvas.font = nil
@@ -178,12 +183,17 @@ public final class TileRenderer {
 
     /// Draws into the renderer's tile surface without encoding (tests read pixels from `pixels`).
     public func draw(tile t: TileID, items: [DrawItem], indices: [Int32]) throws {
+        try paint(tile, origin: t, items: items, indices: indices[...])
+    }
+
+    /// Draws into the renderer's tile surface without encoding (tests read pixels from `pixels`).
+    public func draw(tile t: TileID, items: [DrawItem], indices: ArraySlice<Int32>) throws {
         try paint(tile, origin: t, items: items, indices: indices)
     }
 
     /// Clears and draws the canvas (within its clip) with device pixel (0, 0) at
     /// the top-left corner of tile `origin`.
-    private func paint(_ canvas: Canvas, origin: TileID, items: [DrawItem], indices: [Int32]) throws {
+    private func paint(_ canvas: Canvas, origin: TileID, items: [DrawItem], indices: ArraySlice<Int32>) throws {
         let cr = canvas.cr
         cr.clear()
         let bounds = origin.bounds

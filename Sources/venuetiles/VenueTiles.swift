@@ -126,16 +126,18 @@ struct Build: ParsableCommand {
         // The builder keeps the build's data until released: exiting here, with it
         // still held, leaves that memory to the OS instead of freeing it piece by piece.
         defer { withExtendedLifetime(builder) { Glibc.exit(EXIT_SUCCESS) } }
+        if timings {
+            for t in summary.timings {
+                let line = "timing: " + t.stage.padding(toLength: 16, withPad: " ", startingAt: 0) + String(format: " wall %8.3f s  cpu %8.3f s", t.wall, t.cpu) + (t.peakMiB > 0 ? "  peak \(t.peakMiB) MiB\n" : "\n")
+                FileHandle.standardError.write(Data(line.utf8))
+            }
+        }
         if dryRun {
             summary.report.forEach { print($0) }
             print("dry run: would render \(summary.rendered) tiles, reuse \(summary.reused), delete \(summary.deleted) files in \(summary.output); nothing changed")
             return
         }
         if timings {
-            for t in summary.timings {
-                let line = "timing: " + t.stage.padding(toLength: 16, withPad: " ", startingAt: 0) + String(format: " wall %8.3f s  cpu %8.3f s", t.wall, t.cpu) + (t.peakMiB > 0 ? "  peak \(t.peakMiB) MiB\n" : "\n")
-                FileHandle.standardError.write(Data(line.utf8))
-            }
             let renderWall = summary.timings.first { $0.stage == "render+encode" }?.wall ?? 0
             FileHandle.standardError.write(Data(String(format: "timing: %d tiles rendered, %.0f tiles/s while rendering, %.0f tiles/s overall\n",
                                                        summary.rendered, Double(summary.rendered) / max(renderWall, 1e-9),

@@ -384,10 +384,14 @@ final class IncrementalBuildTests: XCTestCase {
         try build()
         try editFeatures("unit.geojson") { feats in feats.removeLast() }
         let before = CLI.snapshot(out)
-        let r = try build(["--dry-run"])
+        let r = try build(["--dry-run", "--timings"])
         XCTAssertEqual(CLI.snapshot(out), before)
         XCTAssertTrue(r.stdout.contains("h/floor_1/png z21: render "), r.stdout)
         XCTAssertTrue(r.stdout.contains("dry run: would render"), r.stdout)
+        // The stages a dry run goes through, each with its peak memory.
+        for stage in ["load", "plan", "keys", "diff"] {
+            XCTAssertTrue(r.stderr.split(separator: "\n").contains { $0.hasPrefix("timing: \(stage) ") && $0.contains(" MiB") }, r.stderr)
+        }
         XCTAssertGreaterThan(try build().rendered, 0)
     }
 

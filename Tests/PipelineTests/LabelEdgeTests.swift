@@ -29,7 +29,7 @@ final class LabelEdgeTests: XCTestCase {
             let own = Set(Plan.run(floor: floor, zoom: z).tiles)
             let keep = plan.tiles.indices.filter { own.contains(plan.tiles[$0]) }
             plan.tiles = keep.map { plan.tiles[$0] }
-            plan.items = keep.map { plan.items[$0] }
+            plan.items = plan.items.selecting(keep)
         }
         let items = floor.items + labels
         var written = Set<TileID>()

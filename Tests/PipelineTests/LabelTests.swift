@@ -166,7 +166,7 @@ final class LabelTests: XCTestCase {
         for t in [left, right] {
             let i = try XCTUnwrap(plan.tiles.firstIndex(of: t))
             XCTAssertTrue(plan.items[i].contains(labelIndex), "\(t) does not list the label")
-            sides.append(try pixels(t, items, plan.items[i]))
+            sides.append(try pixels(t, items, Array(plan.items[i])))
         }
         // The reference: the same label, 128 px to the left, wholly inside the left tile.
         var shifted = items[Int(labelIndex)]

@@ -41,7 +41,7 @@ final class PlanTests: XCTestCase {
                 XCTAssertEqual(Set(p.tiles).count, p.tiles.count)
                 for items in p.items {
                     XCTAssertFalse(items.isEmpty)
-                    XCTAssertEqual(items, items.sorted(), "items out of drawing order")
+                    XCTAssertEqual(Array(items), items.sorted(), "items out of drawing order")
                     XCTAssertEqual(Set(items).count, items.count, "an item listed twice (MultiPolygon parts)")
                 }
             }

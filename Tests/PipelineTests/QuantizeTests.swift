@@ -21,7 +21,7 @@ final class QuantizeTests: XCTestCase {
         var jobs = [Job]()
         for floor in v.floors {
             let (items, plans) = Plan.raster(floor: floor, zooms: [zoom])
-            for (i, t) in plans[0].tiles.enumerated() { jobs.append(Job(tile: t, items: items, indices: plans[0].items[i])) }
+            for (i, t) in plans[0].tiles.enumerated() { jobs.append(Job(tile: t, items: items, indices: Array(plans[0].items[i]))) }
         }
         return jobs
     }
