@@ -32,13 +32,14 @@ public final class TileRenderer {
         let surface: ImageSurface
         let cr: CairoContext
         var font: (String, Double)?
-        init(size: Int) throws {
-            surface = try ImageSurface(width: size, height: size)
+        init(width: Int, height: Int) throws {
+            surface = try ImageSurface(width: width, height: height)
             cr = try CairoContext(surface)
         }
     }
     private let tile: Canvas
-    /// Metatile canvases by tiles per side, made on first use.
+    /// Metatile canvases by tiles per side, made on first use: one row of the
+    /// block's tiles each (the block is drawn a row at a time).
     private var blocks = [Int: Canvas]()
     private let encoder: PNGEncoder
     /// Tiles of more than 256 colours are reduced to 256 when set (`"quantize": true`).
@@ -71,7 +72,7 @@ public final class TileRenderer {
         encodingCode = (quantize.map { 1 | UInt16($0.maxQuality) << 8 } ?? 0) | (compression == .small ? 2 : 0)
         self.scale = scale
         tileSize = 256 * scale
-        tile = try Canvas(size: tileSize)
+        tile = try Canvas(width: tileSize, height: tileSize)
         atlas = try sprite.map(SpriteAtlas.init)
     }
 
@@ -92,7 +93,7 @@ public final class TileRenderer {
     }
 
     /// Renders `tiles`, all inside the metatile of `span`×`span` tiles whose
-    /// top-left tile is `origin`, in one surface; `itemsOfTile[k]` are the items
+    /// top-left tile is `origin`; `itemsOfTile[k]` are the items
     /// of `tiles[k]`, in drawing order. Only the part of the block the tiles
     /// cover is cleared and drawn.
     ///
@@ -100,8 +101,12 @@ public final class TileRenderer {
     /// are rendered: Cairo cuts paths at the clip with rounded vertices, so a
     /// clip that depended on the subset would move a tile's edge pixels.
     ///
-    /// The block is drawn one row of tiles at a time, each row clipped to the
-    /// frame's columns, and that row's tiles are cut and encoded at once: a row
+    /// The block is drawn one row of tiles at a time, into a canvas one row
+    /// tall (a worker's canvases are an eighth of a whole block's: 2 MB, not
+    /// 16, for an 8×8 block of 256-pixel tiles), each row clipped to the
+    /// frame's columns and placed from the row's first tile of the block (so
+    /// a tile's pixels do not depend on which of the block's rows are drawn),
+    /// and that row's tiles are cut and encoded at once: a row
     /// of an 8×8 block (2 MB) is still in the core's cache when its tiles are
     /// read for the solid check, the hash and the palette scan, where the whole
     /// block (16 MB) is not. Measured on the medium venue (png, `--jobs 1`,
@@ -118,7 +123,7 @@ public final class TileRenderer {
         precondition(tiles.allSatisfy(frame.contains), "tiles outside the frame")
         precondition(itemsOfTile.count == tiles.count, "\(itemsOfTile.count) item lists for \(tiles.count) tiles")
         let canvas: Canvas
-        if let c = blocks[span] { canvas = c } else { canvas = try Canvas(size: span * tileSize); blocks[span] = canvas }
+        if let c = blocks[span] { canvas = c } else { canvas = try Canvas(width: span * tileSize, height: tileSize); blocks[span] = canvas }
         let ts = Double(tileSize)
         let minX = frame.map(\.x).min()! - origin.x, maxX = frame.map(\.x).max()! - origin.x
         let rowWords = canvas.surface.stride / 4
@@ -126,10 +131,11 @@ public final class TileRenderer {
         for row in Set(tiles.map { $0.y - origin.y }).sorted() {
             let t0 = threadCPUSeconds()
             canvas.cr.save()
-            canvas.cr.clip(x: Double(minX) * ts, y: Double(row) * ts, width: Double(maxX - minX + 1) * ts, height: ts)
+            canvas.cr.clip(x: Double(minX) * ts, y: 0, width: Double(maxX - minX + 1) * ts, height: ts)
             var rowItems = Set<Int32>()
             for (k, t) in tiles.enumerated() where t.y - origin.y == row { rowItems.formUnion(itemsOfTile[k]) }
-            try paint(canvas, origin: origin, items: items, indices: rowItems.sorted()[...])
+            // The row's canvas starts at the row's first tile of the block.
+            try paint(canvas, origin: TileID(z: origin.z, x: origin.x, y: origin.y + row), items: items, indices: rowItems.sorted()[...])
             canvas.cr.restore()
             // restore() also brought back the font of before the drawing.
             canvas.font = nil
@@ -137,7 +143,7 @@ public final class TileRenderer {
             drawSeconds += t1 - t0
             try canvas.surface.withPixels { px in
                 for (k, t) in tiles.enumerated() where t.y - origin.y == row {
-                    let offset = row * tileSize * rowWords + (t.x - origin.x) * tileSize
+                    let offset = (t.x - origin.x) * tileSize
                     out[k] = try cut(UnsafeBufferPointer(rebasing: px[offset...]), rowWords: rowWords)
                 }
             }
