@@ -15,7 +15,7 @@ import Glibc
 
 public enum Generator {
     public static let name = "venuetiles"
-    public static let version = "0.5.0"
+    public static let version = "0.6.0"
 }
 
 public struct BuildOptions: Sendable {
