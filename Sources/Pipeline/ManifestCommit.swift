@@ -20,6 +20,9 @@ extension Builder {
             if let r = plan.carried[pi], let m = oldManifest, !r.manifestText.isEmpty, r.manifestText.upperBound <= m.size,
                m.bytes[r.manifestText.lowerBound] == UInt8(ascii: "{"), m.bytes[r.manifestText.upperBound - 1] == UInt8(ascii: "}") {
                 text = UnsafeRawBufferPointer(rebasing: m.bytes[r.manifestText])
+                // Reading its two ends mapped the pages around them (the kernel maps
+                // 64 KiB around a read): thousands of small segments would map the file whole.
+                m.release(through: text!)
             }
             return Manifest.TileSegment(tiles: records[pi].tiles, text: text)
         }
@@ -28,7 +31,7 @@ extension Builder {
         let indexResult = IndexResult()
         let jobs = options.jobs
         func produce(_ emit: (Data) throws -> Void) throws {
-            indexResult.text = try manifest.write(workers: jobs, segments: segments, written: { oldManifest?.release($0) }, emit)
+            indexResult.text = try manifest.write(workers: jobs, segments: segments, written: { oldManifest?.release(through: $0) }, emit)
         }
         var manifestWritten = changedFiles > 0 || !commit.toDelete.isEmpty || !plan.crashed.isEmpty
         let manifestDecided = !manifestWritten

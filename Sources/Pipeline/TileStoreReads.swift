@@ -139,6 +139,20 @@ final class MappedFile {
     /// a container's) until unmapped. The bytes stay readable: touched again,
     /// they are read again from the file.
     func release(_ part: UnsafeRawBufferPointer) {
+        releaseRange(part)
+    }
+
+    /// Gives back every page from the start of the mapping to the end of
+    /// `part`: read in order a piece at a time, the pages a piece shares with
+    /// the next (and those the kernel mapped ahead of a read, 64 KiB by
+    /// default) go too, which `release` alone would keep for each of
+    /// thousands of small pieces.
+    func release(through part: UnsafeRawBufferPointer) {
+        guard let base = part.baseAddress, let mine = bytes.baseAddress, base >= mine, base + part.count <= mine + size else { return }
+        releaseRange(UnsafeRawBufferPointer(start: mine, count: base + part.count - mine))
+    }
+
+    private func releaseRange(_ part: UnsafeRawBufferPointer) {
         guard let base = part.baseAddress, let mine = bytes.baseAddress, base >= mine, base + part.count <= mine + size else { return }
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
         let lo = (Int(bitPattern: base) + page - 1) / page * page

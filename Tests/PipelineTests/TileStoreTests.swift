@@ -103,6 +103,35 @@ final class TileStoreTests: XCTestCase {
         XCTAssertTrue(m.bytes.elementsEqual(bytes))
         bytes.withUnsafeBytes { m.release($0) }
         XCTAssertTrue(m.bytes.elementsEqual(bytes))
+        // Everything up to the end of a piece (its first page and the one it
+        // shares with the next included), and a piece of another buffer.
+        m.release(through: UnsafeRawBufferPointer(rebasing: m.bytes[70_000..<70_100]))
+        XCTAssertTrue(m.bytes.elementsEqual(bytes))
+        bytes.withUnsafeBytes { m.release(through: $0) }
+        XCTAssertTrue(m.bytes.elementsEqual(bytes))
+    }
+
+    /// Reading a mapped file in order and releasing through each piece keeps
+    /// little of it resident, pages shared by neighbouring pieces included.
+    func testReleasingThroughEachPieceKeepsLittleResident() throws {
+        let path = root + "/manifest-like"
+        try Data(repeating: 0x7B, count: 48 << 20).write(to: URL(fileURLWithPath: path))
+        let m = try XCTUnwrap(MappedFile(path: path))
+        func resident() throws -> Int {
+            let statm = try String(contentsOfFile: "/proc/self/statm", encoding: .utf8).split(separator: " ")
+            return (Int(statm[1])! * Int(sysconf(Int32(_SC_PAGESIZE)))) >> 20
+        }
+        let before = try resident()
+        var sum = 0, at = 0
+        // Pieces of 10,000 bytes: no piece covers a whole page's neighbours alone.
+        while at < m.size {
+            let piece = UnsafeRawBufferPointer(rebasing: m.bytes[at..<min(at + 10_000, m.size)])
+            sum += Int(piece.first!) + Int(piece.last!)
+            m.release(through: piece)
+            at += piece.count
+        }
+        XCTAssertEqual(sum, 2 * 0x7B * (((48 << 20) + 9_999) / 10_000))
+        XCTAssertLessThan(try resident() - before, 8, "48 MiB read a piece at a time")
     }
 
     func testFolderRemovedBetweenWritesIsMadeAgain() throws {
