@@ -39,45 +39,6 @@ enum BuildIndex {
         var manifestText: Range<Int> = 0..<0
     }
 
-    /// What the diff needs of the previous build.
-    struct PreviousState {
-        var version: String
-        var tiles: [Manifest.TileEntry]
-        var files: [Manifest.TileEntry]
-        var blank: [Manifest.BlankEntry]
-        /// Empty when read from manifest.json.
-        var pyramids: [PyramidRecord] = []
-        /// The manifest the index was written for (size and modification time).
-        var manifestIdentity: (size: Int, mtime: timespec)?
-        /// The index file read (its path, size and modification time), and where
-        /// each tile entry starts in it (plus the end of the last): a carried
-        /// pyramid's entries are copied from that file rather than serialized
-        /// again. Only the offsets are kept, not the file's bytes.
-        var indexFile: (path: String, size: Int, mtime: timespec)?
-        var tileOffsets = [Int]()
-
-        /// The bytes of `tiles[range]` in the index file read, when that file is
-        /// still the one read.
-        func tileEntryBytes(_ range: Range<Int>) -> Data? {
-            guard let f = indexFile, tileOffsets.count == tiles.count + 1, range.upperBound <= tiles.count,
-                  let h = FileHandle(forReadingAtPath: f.path) else { return nil }
-            defer { try? h.close() }
-            var st = stat()
-            guard fstat(h.fileDescriptor, &st) == 0, Int(st.st_size) == f.size,
-                  st.st_mtim.tv_sec == f.mtime.tv_sec, st.st_mtim.tv_nsec == f.mtime.tv_nsec else { return nil }
-            let lo = tileOffsets[range.lowerBound], hi = tileOffsets[range.upperBound]
-            guard (try? h.seek(toOffset: UInt64(lo))) != nil, let d = try? h.read(upToCount: hi - lo), d.count == hi - lo else { return nil }
-            return d
-        }
-
-        init(_ m: Manifest) {
-            version = m.generator.version; tiles = m.tiles.entries; files = m.files; blank = m.blank_tiles
-        }
-        init(version: String, tiles: [Manifest.TileEntry], files: [Manifest.TileEntry], blank: [Manifest.BlankEntry], pyramids: [PyramidRecord]) {
-            self.version = version; self.tiles = tiles; self.files = files; self.blank = blank; self.pyramids = pyramids
-        }
-    }
-
     /// Writes the index. The manifest it describes may still be being written:
     /// the entries go out first and `manifestStatus` is asked last, for the
     /// trailer that ties the index to that manifest (nil: the manifest was not
@@ -200,6 +161,15 @@ enum BuildIndex {
             return (fp, version, Counts(tiles: tiles, bytes: bytes, blank: blank, warnings: warnings), size, timespec(tv_sec: sec, tv_nsec: nsec))
         }
 
+        /// Steps over one entry; returns its path's length (nil: cut short).
+        mutating func skipEntry() -> Int? {
+            guard let n = u64(), n >= 0, o + n + 8 + 32 + 1 <= b.count else { return nil }
+            o += n + 8 + 32
+            let hasKey = b[o] == 1
+            o += 1 + (hasKey ? 16 : 0)
+            return o <= b.count ? n : nil
+        }
+
         /// One tile or file entry: its path (in place), size, SHA-256 and key.
         mutating func entry() -> (path: UnsafeBufferPointer<UInt8>, size: Int, sha256: Digest32, key: Digest16?)? {
             guard let path = utf8(), let size = u64(), let s0 = word(), let s1 = word(), let s2 = word(), let s3 = word(),
@@ -219,22 +189,37 @@ enum BuildIndex {
         return withExtendedLifetime(index) { () -> (fingerprint: [UInt8], counts: Counts, state: PreviousState)? in
             var c = Cursor(b: index.bytes.bindMemory(to: UInt8.self), o: 0)
             guard let h = c.header(manifest: ms) else { return nil }
-            var lists = [[Manifest.TileEntry]]()
-            var offsets = [Int]()
-            for l in 0..<2 {
-                guard let n = c.u64(), n >= 0, n <= c.b.count else { return nil }
-                var list = [Manifest.TileEntry]()
-                list.reserveCapacity(n)
-                if l == 0 { offsets.reserveCapacity(n + 1) }
-                for k in 0..<n {
-                    if l == 0 { offsets.append(c.o) }
-                    // Read once, in order: the pages behind go back as it goes (a large build's index is tens of megabytes).
-                    if k % 16_384 == 16_383 { index.release(through: UnsafeRawBufferPointer(rebasing: index.bytes[..<c.o])) }
-                    guard let e = c.entry() else { return nil }
-                    list.append(Manifest.TileEntry(path: String(decoding: e.path, as: UTF8.self), sha256: e.sha256, bytes: e.size, key: e.key))
+            // The tile entries: counted and checked once, then read into their columns.
+            guard let n = c.u64(), n >= 0, n <= c.b.count else { return nil }
+            let first = c.o
+            var pathBytes = 0
+            for _ in 0..<n {
+                guard let count = c.skipEntry() else { return nil }
+                pathBytes += count
+            }
+            let tiles = IndexedTiles(count: n, pathBytes: pathBytes)
+            c.o = first
+            let fill = tiles.paths.filler
+            var at = 0
+            for k in 0..<n {
+                tiles.offsets[k] = c.o
+                // Read in order: the pages behind go back as it goes (a large build's index is tens of megabytes).
+                if k % 16_384 == 16_383 {
+                    index.release(through: UnsafeRawBufferPointer(rebasing: index.bytes[..<c.o]))
+                    tiles.columns.drop()
                 }
-                if l == 0 { offsets.append(c.o) }
-                lists.append(list)
+                guard let e = c.entry() else { return nil }
+                at = fill.put(e.path, index: k, at: at)
+                tiles.sha256[k] = e.sha256; tiles.sizes[k] = e.size
+                if let key = e.key { tiles.keys[k] = key; tiles.keyed[k] = true }
+            }
+            tiles.offsets[n] = c.o
+            tiles.columns.drop()
+            guard let nf = c.u64(), nf >= 0, nf <= c.b.count else { return nil }
+            var files = [Manifest.TileEntry]()
+            for _ in 0..<nf {
+                guard let e = c.entry() else { return nil }
+                files.append(Manifest.TileEntry(path: String(decoding: e.path, as: UTF8.self), sha256: e.sha256, bytes: e.size, key: e.key))
             }
             guard let nb = c.u64(), nb >= 0, nb <= c.b.count else { return nil }
             var blanks = [Manifest.BlankEntry]()
@@ -248,15 +233,14 @@ enum BuildIndex {
             for _ in 0..<np {
                 guard let dir = c.string(), let d0 = c.word(), let d1 = c.word(),
                       let ts = c.u64(), let tc = c.u64(), let bs = c.u64(), let bc = c.u64(), let ms = c.u64(), let mc = c.u64(),
-                      ts >= 0, tc >= 0, ts + tc <= lists[0].count, bs >= 0, bc >= 0, bs + bc <= blanks.count,
+                      ts >= 0, tc >= 0, ts + tc <= n, bs >= 0, bc >= 0, bs + bc <= blanks.count,
                       ms >= 0, mc >= 0, ms + mc <= h.manifestSize else { return nil }
                 pyramids.append(PyramidRecord(directory: dir, digest: Digest16(high: d0, low: d1), tiles: ts..<(ts + tc),
                                               blanks: bs..<(bs + bc), manifestText: ms..<(ms + mc)))
             }
-            var state = PreviousState(version: h.version, tiles: lists[0], files: lists[1], blank: blanks, pyramids: pyramids)
+            var state = PreviousState(version: h.version, indexed: tiles, files: files, blank: blanks, pyramids: pyramids)
             state.manifestIdentity = (h.manifestSize, h.manifestTime)
             state.indexFile = (store.path(fileName), index.size, index.mtime)
-            state.tileOffsets = offsets
             return (h.fingerprint, h.counts, state)
         }
     }

@@ -42,7 +42,7 @@ struct BuildPlan {
     /// Large values kept until the builder is released (see `Builder.keptUntilRelease`).
     var kept: [Any] = []
 
-    var prevList: [Manifest.TileEntry] { reusable?.tiles ?? [] }
+    var prevList: Manifest.TileEntries { reusable?.tiles ?? [] }
     var decisions: [Builder.Decision] { checks.map(\.decision) }
     var carriedCount: Int { carriedPerZoom.values.reduce(0) { $0 + $1.reduce(0, +) } }
 }
@@ -63,6 +63,8 @@ extension Builder {
                              toRender: MappedColumn(repeating: 0, count: 0), columns: ResidentColumns(), previous: last.previous, reusable: last.reusable, carried: [:], carriedTilesPerZoom: [:], carriedPerZoom: [:],
                              crashed: last.crashed, stale: [], otherFiles: [], touchedSinceManifest: false)
         inputs.pyramids = []
+        // The last build's entries (an incremental build's) are let go of with the plan's lists.
+        for c in [last.previous?.indexed?.columns, last.reusable?.indexed?.columns].compactMap({ $0 }) { plan.columns.track(c) }
         var carriedEntry = carryUnchanged(&plan, last.records)
         let lastBuild = try planUntilIntact(&plan, inputs, pending: pending, store: store, carriedEntry: &carriedEntry, &run)
         let previousEntry = matchPrevious(plan.jobs, plan.paths, plan.pyramids, plan.jobStart, last.reusable, last.records, carriedEntry,
@@ -174,7 +176,8 @@ extension Builder {
     /// made with the last build).
     func diff(_ plan: BuildPlan, _ previousEntry: MappedColumn<Int32>, intact: [Bool], store: TileStore) -> MappedColumn<Check> {
         let trustKeys = !options.force
-        let prevList = plan.prevList
+        // Taken out of the optional once: a `PreviousState` copied per tile costs a retain and release of each of its lists.
+        let previous = plan.reusable
         let carriedBlank = Set(plan.carried.values.flatMap { r in r.blanks.map { plan.reusable!.blank[$0].path } })
         let prevBlank = Dictionary((plan.reusable?.blank ?? []).filter { !carriedBlank.contains($0.path) }.map { ($0.path, $0.key) },
                                    uniquingKeysWith: { a, _ in a })
@@ -189,7 +192,7 @@ extension Builder {
                     let pi = Int(previousEntry[i])
                     c.previous = Int32(pi)
                     c.intact = intact[pi]
-                    if trustKeys && prevList[pi].key == keys[i] && c.intact { c.decision = .reuse }
+                    if trustKeys && c.intact && previous!.key(pi) == keys[i] { c.decision = .reuse }
                 } else if trustKeys, prevBlank.isEmpty ? false : prevBlank[paths[i]] == keys[i], store.fileStatus(paths[i]) == nil {
                     c.decision = .reuseBlank
                 }
@@ -201,10 +204,11 @@ extension Builder {
 
     /// Tiles, and tiles with blank ones, per pyramid and zoom of the pyramids carried over.
     func countCarried(_ plan: inout BuildPlan) {
+        guard let previous = plan.reusable else { return }
         for (pi, r) in plan.carried {
             var z = [Int](repeating: 0, count: plan.zooms.count)
             let p = plan.pyramids[pi]
-            for i in r.tiles { z[zoomIndex(plan.prevList[i].path, p)] += 1 }
+            for i in r.tiles { z[previous.withPath(i) { tileOf(utf8: $0, in: p)! }.z - config.minZoom] += 1 }
             plan.carriedTilesPerZoom[pi] = z
             for i in r.blanks { z[zoomIndex(plan.reusable!.blank[i].path, p)] += 1 }
             plan.carriedPerZoom[pi] = z
@@ -227,7 +231,7 @@ extension Builder {
             return plannedPaths!.contains(p)
         }
         if plan.reusable != nil {
-            for (pi, e) in plan.prevList.enumerated() where !matched[pi] { plan.stale.insert(e.path) }
+            for pi in plan.prevList.indices where !matched[pi] { plan.stale.insert(plan.prevList[pi].path) }
         } else {
             for e in plan.previous?.tiles ?? [] where !planned(e.path) { plan.stale.insert(e.path) }
         }

@@ -397,13 +397,15 @@ public final class Builder {
             for ji in jobStart[pi]..<jobStart[pi + 1] {
                 let j = jobs[ji]
                 let t = p.plans[Int(j.plan)].tiles[Int(j.tile)]
-                while e < r.tiles.upperBound, let pt = tileOf(previous.tiles[e].path, in: p), pt < t { e += 1 }
-                if e < r.tiles.upperBound, previous.tiles[e].path == paths[ji] { out[ji] = Int32(e); e += 1 }
+                while e < r.tiles.upperBound, let pt = previous.withPath(e, { tileOf(utf8: $0, in: p) }), pt < t { e += 1 }
+                if e < r.tiles.upperBound, previous.withPath(e, { a in paths.withUTF8(ji) { b in a.count == b.count && (a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0) } }) {
+                    out[ji] = Int32(e); e += 1
+                }
             }
         }
         if merged.enumerated().contains(where: { !$0.element && !pyramids[$0.offset].carried }) {
             var d = [String: Int]()
-            for (i, e) in previous.tiles.enumerated() where !carried[i] && !inMergedRange[i] { d[e.path] = i }
+            for i in previous.tiles.indices where !carried[i] && !inMergedRange[i] { d[previous.tiles[i].path] = i }
             for (pi, p) in pyramids.enumerated() where !merged[pi] && !p.carried {
                 for ji in jobStart[pi]..<jobStart[pi + 1] { out[ji] = d[paths[ji]].map(Int32.init) ?? -1 }
             }
@@ -419,8 +421,13 @@ public final class Builder {
 
     /// The tile of a path `<directory>/<z>/<x>/<y>.<ext>`; nil when it is not one.
     func tileOf(_ path: String, after directoryLength: Int) -> TileID? {
+        tileOf(utf8: path.utf8, after: directoryLength)
+    }
+
+    /// `tileOf(_:after:)` of a path's UTF-8 bytes.
+    func tileOf<C: Collection<UInt8>>(utf8 path: C, after directoryLength: Int) -> TileID? {
         var parts = (0, 0, 0), k = 0, digits = 0
-        for c in path.utf8.dropFirst(directoryLength + 1) {
+        for c in path.dropFirst(directoryLength + 1) {
             if c >= 48 && c <= 57 {
                 let v = Int(c) - 48
                 switch k { case 0: parts.0 = parts.0 * 10 + v; case 1: parts.1 = parts.1 * 10 + v; default: parts.2 = parts.2 * 10 + v }

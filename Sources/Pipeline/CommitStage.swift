@@ -106,9 +106,10 @@ extension Builder {
             let o = outcomes[i]
             if o.isTile { c.tiles[pi] += 1; c.bytes[pi] += Int(o.bytes); c.perZoom[pi][Int(j.plan)] += 1 } else { c.blanks[pi] += 1 }
         }
+        let previous = plan.reusable
         for (pi, r) in plan.carried {
             c.tiles[pi] = r.tiles.count
-            c.bytes[pi] = plan.prevList[r.tiles].reduce(0) { $0 + $1.bytes }
+            c.bytes[pi] = r.tiles.reduce(0) { $0 + previous!.size($1) }
             c.blanks[pi] = r.blanks.count
             c.perZoom[pi] = plan.carriedTilesPerZoom[pi]!
         }

@@ -100,7 +100,7 @@ struct PreviousBuild {
                 guard c < chunks else { return }
                 for i in (c * chunk)..<min((c + 1) * chunk, state.tiles.count) {
                     var touched = false
-                    let ok = PreviousBuild.intact(state.tiles[i], cursor.status(state.tiles[i].path), store, manifestTime, touched: &touched)
+                    let ok = PreviousBuild.intact(i, of: state, state.withPath(i) { cursor.status(utf8: $0) }, store, manifestTime, touched: &touched)
                     flags[i] = (ok ? 1 : 0) | (touched ? 2 : 0)
                 }
                 if done.wrappingAdd(1, ordering: .releasing).newValue == chunks { finished.signal() }
@@ -137,6 +137,7 @@ struct PreviousBuild {
         for e in s.tiles { try OutputFolder.checkRelative(e.path, file: file) }
         for e in s.files { try OutputFolder.checkRelative(e.path, file: file) }
         for e in s.blank { try OutputFolder.checkRelative(e.path, file: file) }
+        s.indexed?.columns.drop()
     }
 
     /// Whether a file still holds what the manifest recorded. Files not touched
@@ -144,10 +145,21 @@ struct PreviousBuild {
     /// others are read and hashed. `venuetiles verify` hashes every file.
     static func intact(_ e: Manifest.TileEntry, _ status: (size: Int, mtime: timespec)?, _ store: TileStore, _ manifestTime: timespec?,
                        touched: inout Bool) -> Bool {
-        guard let st = status, st.size == e.bytes else { return false }
+        intact(size: e.bytes, sha256: e.sha256, path: { e.path }, status, store, manifestTime, touched: &touched)
+    }
+
+    /// `intact` of the last build's entry `i`, without making its entry.
+    static func intact(_ i: Int, of state: BuildIndex.PreviousState, _ status: (size: Int, mtime: timespec)?, _ store: TileStore,
+                       _ manifestTime: timespec?, touched: inout Bool) -> Bool {
+        intact(size: state.size(i), sha256: state.sha256(i), path: { state.tiles[i].path }, status, store, manifestTime, touched: &touched)
+    }
+
+    private static func intact(size: Int, sha256: Digest32, path: () -> String, _ status: (size: Int, mtime: timespec)?, _ store: TileStore,
+                               _ manifestTime: timespec?, touched: inout Bool) -> Bool {
+        guard let st = status, st.size == size else { return false }
         if let m = manifestTime, !(st.mtime > m) { return true }
         touched = true
-        guard let d = store.read(e.path) else { return false }
-        return Digest32.sha256(d) == e.sha256
+        guard let d = store.read(path()) else { return false }
+        return Digest32.sha256(d) == sha256
     }
 }

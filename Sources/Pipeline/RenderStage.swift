@@ -101,18 +101,18 @@ extension Builder {
     /// reused tile (same path, same key), blank for a reused blank, pending
     /// for one to render.
     func makeWriter(_ plan: BuildPlan, store: TileStore) -> TileWriter {
-        let prevList = plan.prevList, checks = plan.checks
+        let previous = plan.reusable, checks = plan.checks
         let outcomes = plan.columns.track(MappedColumn(repeating: TileWriter.Outcome.pending, count: plan.jobs.count))
         let intact = plan.columns.track(MappedColumn(repeating: false, count: plan.jobs.count))
         for i in plan.jobs.indices {
             intact[i] = checks[i].intact
             switch checks[i].decision {
-            case .reuse: outcomes[i] = TileWriter.Outcome(sha256: prevList[Int(checks[i].previous)].sha256, size: prevList[Int(checks[i].previous)].bytes)
+            case .reuse: outcomes[i] = TileWriter.Outcome(sha256: previous!.sha256(Int(checks[i].previous)), size: previous!.size(Int(checks[i].previous)))
             case .reuseBlank: outcomes[i] = .blank
             case .render: break
             }
         }
-        return TileWriter(store: store, paths: plan.paths, keys: plan.keys, previous: { checks[$0].previous >= 0 ? prevList[Int(checks[$0].previous)] : nil },
+        return TileWriter(store: store, paths: plan.paths, keys: plan.keys, previous: { checks[$0].previous >= 0 ? previous!.sha256(Int(checks[$0].previous)) : nil },
                           intact: intact, outcomes: outcomes, columns: plan.columns, writers: options.jobs)
     }
 

@@ -119,6 +119,12 @@ extension Builder {
         return tileOf(path, after: p.directory.utf8.count)
     }
 
+    /// `tileOf(_:in:)` of a path's UTF-8 bytes (a `String` made only for a layout's template).
+    func tileOf(utf8 path: UnsafeBufferPointer<UInt8>, in p: Pyramid) -> TileID? {
+        if let layout = p.layout { return layout.tile(String(decoding: path, as: UTF8.self)) }
+        return tileOf(utf8: path, after: p.directory.utf8.count)
+    }
+
     /// The prepared floor a pyramid draws: a raster pyramid's is one of the
     /// venue's sheets (floors, then overlays), a vector pyramid's one of its floors.
     func floorOf(_ p: Pyramid, _ v: PreparedVenue) -> PreparedFloor? {

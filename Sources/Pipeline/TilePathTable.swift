@@ -29,6 +29,16 @@ struct TilePathTable: RandomAccessCollection, Sendable {
         return bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<ends[i]]), as: UTF8.self) }
     }
 
+    /// Path `i`'s UTF-8 bytes, without making a `String`.
+    func withUTF8<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        if let (b, e) = mapped {
+            let start = i == 0 ? 0 : e[i - 1]
+            return try body(UnsafeBufferPointer(rebasing: b.buffer[start..<e[i]]))
+        }
+        let start = i == 0 ? 0 : ends[i - 1]
+        return try bytes.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[start..<ends[i]])) }
+    }
+
     /// Appends one path, given as its UTF-8 bytes.
     mutating func append<C: Collection>(utf8 path: C) where C.Element == UInt8 {
         precondition(mapped == nil, "a joined table is not appended to")
@@ -69,13 +79,15 @@ struct TilePathTable: RandomAccessCollection, Sendable {
         let ends: MappedColumn<Int>
         /// Puts `path` as path `index`, its bytes from `at` (where the path
         /// before it ends); returns where it ends.
-        func put(_ path: [UInt8], index: Int, at: Int) -> Int {
+        func put(_ path: UnsafeBufferPointer<UInt8>, index: Int, at: Int) -> Int {
             precondition(at + path.count <= bytes.count, "path \(index) past the table's bytes")
-            path.withUnsafeBufferPointer { src in
-                if let from = src.baseAddress { (bytes.buffer.baseAddress! + at).update(from: from, count: src.count) }
-            }
+            if let from = path.baseAddress { (bytes.buffer.baseAddress! + at).update(from: from, count: path.count) }
             ends[index] = at + path.count
             return at + path.count
+        }
+
+        func put(_ path: [UInt8], index: Int, at: Int) -> Int {
+            path.withUnsafeBufferPointer { put($0, index: index, at: at) }
         }
     }
 

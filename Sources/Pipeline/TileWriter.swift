@@ -32,8 +32,8 @@ final class TileWriter {
     private let stores: [TileStore]
     private let paths: TilePathTable
     private let keys: MappedColumn<Digest16>
-    /// The previous build's entry for a job's path.
-    private let previous: (Int) -> Manifest.TileEntry?
+    /// The SHA-256 of the previous build's entry for a job's path.
+    private let previous: (Int) -> Digest32?
     private let intact: MappedColumn<Bool>
     private let queue = DispatchQueue(label: "venuetiles.writer")
     private let group = DispatchGroup()
@@ -53,7 +53,7 @@ final class TileWriter {
 
     /// `outcomes`: each job's outcome so far (reused tiles' set, the rest pending).
     /// The per-job lists are the plan's `MappedColumn`s; the undo codes' column is made here and tracked by `columns`.
-    init(store: TileStore, paths: TilePathTable, keys: MappedColumn<Digest16>, previous: @escaping (Int) -> Manifest.TileEntry?,
+    init(store: TileStore, paths: TilePathTable, keys: MappedColumn<Digest16>, previous: @escaping (Int) -> Digest32?,
          intact: MappedColumn<Bool>, outcomes: MappedColumn<Outcome>, columns: ResidentColumns, writers: Int) {
         self.stores = (0..<max(1, writers)).map { _ in TileStore(root: store.root, trash: store.trash, eachPathOnce: true) }; self.paths = paths; self.keys = keys; self.previous = previous; self.intact = intact
         self.outcomes = outcomes
@@ -93,7 +93,7 @@ final class TileWriter {
                         }
                         t.dropped += rendered.dropped
                         // Same bytes as the file already there: leave it (and its mtime) alone.
-                        if !(intact[ji] && previous(ji)?.sha256 == rendered.hash) {
+                        if !(intact[ji] && previous(ji) == rendered.hash) {
                             if r * perRun + k >= failAt {
                                 throw StoreError(operation: "write", path: store.path(path), reason: "No space left on device (injected by VENUETILES_TEST_FAIL)", code: ENOSPC)
                             }

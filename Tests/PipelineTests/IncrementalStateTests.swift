@@ -55,6 +55,29 @@ final class IncrementalStateTests: XCTestCase {
         try JSONSerialization.data(withJSONObject: doc, options: [.sortedKeys]).write(to: url)
     }
 
+    /// The index read back (its tile entries in mapped columns) gives every
+    /// entry of the manifest it was written for, field by field, and the
+    /// bytes a carried pyramid's entries are copied from.
+    func testTheIndexReadBackHoldsTheManifestsEntries() throws {
+        try build()
+        let manifest = try XCTUnwrap(Manifest.load(from: out.path))
+        let state = try XCTUnwrap(BuildIndex.read(TileStore(root: out.path))?.state)
+        XCTAssertNotNil(state.indexed, "read from the index, not the manifest")
+        XCTAssertEqual(state.tiles, manifest.tiles)
+        XCTAssertGreaterThan(state.tiles.count, 50)
+        for (i, e) in manifest.tiles.enumerated() {
+            XCTAssertEqual(state.key(i), e.key)
+            XCTAssertEqual(state.sha256(i), e.sha256)
+            XCTAssertEqual(state.size(i), e.bytes)
+            XCTAssertEqual(state.withPath(i) { String(decoding: $0, as: UTF8.self) }, e.path)
+        }
+        XCTAssertEqual(state.files, manifest.files)
+        let p = try XCTUnwrap(state.pyramids.first { $0.tiles.count > 1 })
+        let copied = try XCTUnwrap(state.tileEntryBytes(p.tiles))
+        XCTAssertEqual(copied.count, state.indexed!.offsets[p.tiles.upperBound] - state.indexed!.offsets[p.tiles.lowerBound])
+        XCTAssertTrue(copied.count > p.tiles.count * 60, "path, size, SHA-256 and key of each entry")
+    }
+
     func testATruncatedIndexIsNotTrusted() throws {
         let first = try build()
         try renameRoom("Half An Index")
