@@ -166,7 +166,10 @@ extension Builder {
             var again = try venueAgain(vi, inputs, planned: pyramids, plan: { wanted.contains(range.lowerBound + $0) }, zooms: Array(config.minZoom...config.maxZoom))
             keyPlans(&again.pyramids)
             for k in again.pyramids.indices where wanted.contains(range.lowerBound + k) {
-                pyramids[range.lowerBound + k] = again.pyramids[k].hollowed(tileJSON: writesVenueFiles, minZoom: config.minZoom, maxZoom: config.maxZoom)
+                // Same digest, same TileJSON: the document made when the venue was first planned stays.
+                let file = pyramids[range.lowerBound + k].tileJSONFile
+                pyramids[range.lowerBound + k] = again.pyramids[k].hollowed(tileJSON: writesVenueFiles && file == nil, minZoom: config.minZoom, maxZoom: config.maxZoom)
+                pyramids[range.lowerBound + k].tileJSONFile = file
             }
         }
     }

@@ -162,6 +162,10 @@ public final class Builder {
         var tileKeys: [[Digest16]] = []
         /// A vector pyramid's TileJSON `vector_layers`, made from its items before they are dropped.
         var vectorLayers: [TileJSON.VectorLayer]? = nil
+        /// Its TileJSON document, made when its venue was planned and waiting in
+        /// the build's `FileSpill` (then `vectorLayers` is dropped): what a
+        /// pyramid keeps for the whole build does not grow with its layers.
+        var tileJSONFile: FileSpill.Ref? = nil
     }
 
     struct Job { var pyramid: Int32 = 0; var plan: Int32 = 0; var tile: Int32 = 0 }
@@ -208,7 +212,8 @@ public final class Builder {
         let rendered = try renderAndStore(plan, inputs, commit: commit, &run)   // Render, Store
         let counts = count(plan, rendered.outcomes)
         var files = [Manifest.TileEntry]()
-        let tileJSON = try writeTileJSON(plan, inputs.venues, counts, legend: FloorsIndex.legendEntries(inputs.style), store: store, files: &files)
+        let tileJSON = try writeTileJSON(plan, inputs.venues, counts, legend: FloorsIndex.legendEntries(inputs.style), spill: inputs.spill,
+                                         store: store, files: &files)
         let meshes = try writeMeshes(inputs.meshes, from: inputs.spill, store: store, files: &files)
         let clientsChanged = try writeFiles(inputs.clients.files, from: inputs.spill, store: store, files: &files)
         run.summary.deleted = commit.toDelete.count

@@ -119,11 +119,11 @@ extension Builder {
 
     /// TileJSON next to every pyramid that has tiles; returns their entries,
     /// by venue and tileset, and how many files changed.
-    func writeTileJSON(_ plan: BuildPlan, _ venues: [PreparedVenue], _ counts: PyramidCounts, legend: [FloorsIndex.LegendEntry], store: TileStore,
-                       files: inout [Manifest.TileEntry]) throws -> (paths: [Int: [String]], changed: Int) {
+    func writeTileJSON(_ plan: BuildPlan, _ venues: [PreparedVenue], _ counts: PyramidCounts, legend: [FloorsIndex.LegendEntry], spill: FileSpill,
+                       store: TileStore, files: inout [Manifest.TileEntry]) throws -> (paths: [Int: [String]], changed: Int) {
         var paths = [Int: [String]](), changed = 0
         for (pi, p) in plan.pyramids.enumerated() where writesTileJSON(plan, counts, pi) {
-            let data = try tileJSON(p, venues[p.venue], legend: legend).encoded()
+            let data = try p.tileJSONFile.map { try spill.get($0) } ?? tileJSON(p, venues[p.venue], legend: legend).encoded()
             let rel = "\(p.directory)/tilejson.json"
             if try store.writeIfChanged(rel, data, stage: true) { changed += 1 }
             files.append(Manifest.TileEntry(path: rel, sha256: Digest32.sha256(data), bytes: data.count))

@@ -121,6 +121,7 @@ extension Builder {
         let fonts = writesVenueFiles ? try FontCatalog() : nil
         if let fonts { inputs.clients.warnings = fontWarnings(style, fonts) }
         let recorder = InputFingerprint.Recorder()
+        let legend = FloorsIndex.legendEntries(style)
         var overBudget = false
         for (vi, s) in config.sources.enumerated() {
             try cancellation.check()
@@ -153,7 +154,9 @@ extension Builder {
                 inputs.kept.keep(vi, v, pyramids.map { $0.of(venue: vi) }, inputs: l.names.map { ($0, recorder.digest(source: s.id, name: $0)) })
             }
             inputs.venuePyramids.append(inputs.pyramids.count..<(inputs.pyramids.count + pyramids.count))
-            inputs.pyramids += pyramids.map { $0.of(venue: vi).hollowed(tileJSON: writesVenueFiles, minZoom: config.minZoom, maxZoom: config.maxZoom) }
+            var hollow = pyramids.map { $0.of(venue: vi).hollowed(tileJSON: writesVenueFiles, minZoom: config.minZoom, maxZoom: config.maxZoom) }
+            if writesVenueFiles && !options.dryRun { try spillTileJSON(&hollow, v, legend: legend, spill: inputs.spill) }
+            inputs.pyramids += hollow
             inputs.venues.append(v.hollowed())
             l.venue.features = []
             inputs.loaded.append(l)
@@ -171,6 +174,16 @@ extension Builder {
         run.summary.warnings += inputs.clients.warnings.count
         run.lap("prepare")
         return inputs
+    }
+
+    /// Each pyramid's TileJSON document made now, into `spill`, and its
+    /// `vectorLayers` dropped (per venue they were the largest part of what a
+    /// pyramid keeps for the whole build).
+    func spillTileJSON(_ pyramids: inout [Pyramid], _ v: PreparedVenue, legend: [FloorsIndex.LegendEntry], spill: FileSpill) throws {
+        for k in pyramids.indices {
+            pyramids[k].tileJSONFile = try spill.put(tileJSON(pyramids[k], v, legend: legend).encoded())
+            pyramids[k].vectorLayers = nil
+        }
     }
 
     /// Pyramids whose inputs the last build had (same digest) are carried,
