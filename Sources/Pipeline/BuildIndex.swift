@@ -137,7 +137,8 @@ enum BuildIndex {
         }
 
         mutating func utf8() -> UnsafeBufferPointer<UInt8>? {
-            guard let n = u64(), n >= 0, o + n <= b.count else { return nil }
+            // Compared as `n <= count - o`: a damaged length near Int.max must not overflow `o + n`.
+            guard let n = u64(), n >= 0, n <= b.count - o else { return nil }
             defer { o += n }
             return UnsafeBufferPointer(rebasing: b[o..<(o + n)])
         }
@@ -163,7 +164,7 @@ enum BuildIndex {
 
         /// Steps over one entry; returns its path's length (nil: cut short).
         mutating func skipEntry() -> Int? {
-            guard let n = u64(), n >= 0, o + n + 8 + 32 + 1 <= b.count else { return nil }
+            guard let n = u64(), n >= 0, n <= b.count - o - (8 + 32 + 1) else { return nil }
             o += n + 8 + 32
             let hasKey = b[o] == 1
             o += 1 + (hasKey ? 16 : 0)

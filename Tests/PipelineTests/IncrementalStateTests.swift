@@ -90,6 +90,21 @@ final class IncrementalStateTests: XCTestCase {
         XCTAssertEqual(try build().rendered, 0, "the index written by the last build is whole again")
     }
 
+    /// An index whose header and trailer are whole but whose first entry's
+    /// path length is damaged (near Int.max) is refused, not trusted or trapped on.
+    func testAnIndexWithADamagedLengthIsNotTrusted() throws {
+        try build()
+        var bytes = try Data(contentsOf: index)
+        // magic and fingerprint (40), the version (length + bytes), four counts, the tile count: then the first path's length.
+        let versionLength = Int(bytes[40])
+        let at = 40 + 8 + versionLength + 4 * 8 + 8
+        for k in 0..<8 { bytes[at + k] = k == 7 ? 0x7F : 0xF0 }
+        try bytes.write(to: index)
+        XCTAssertNil(BuildIndex.read(TileStore(root: out.path)))
+        XCTAssertEqual(try build().rendered, 0, "the manifest serves instead")
+        try assertEqualsACleanBuild()
+    }
+
     func testAnIndexOfGarbageIsNotTrusted() throws {
         try build()
         var bytes = try Data(contentsOf: index)
