@@ -58,7 +58,7 @@ extension Builder {
     /// in the plan's lists, must have one owner.
     func makePlan(_ inputs: inout BuildInputs, _ last: LastBuild, zooms: [Int], pending: PreviousBuild.Pending,
                   store: TileStore, _ run: inout BuildRun) throws -> BuildPlan {
-        var plan = BuildPlan(zooms: zooms, pyramids: inputs.pyramids, jobs: MappedColumn(repeating: Job(), count: 0), jobStart: [], paths: TilePathTable(),
+        var plan = BuildPlan(zooms: zooms, pyramids: inputs.pyramids, jobs: MappedColumn(repeating: Job(), count: 0), jobStart: [], paths: TilePathTable(paths: 0, bytes: 0, columns: ResidentColumns()),
                              keys: MappedColumn(repeating: Digest16(high: 0, low: 0), count: 0), checks: MappedColumn(repeating: Check(), count: 0),
                              toRender: MappedColumn(repeating: 0, count: 0), columns: ResidentColumns(), previous: last.previous, reusable: last.reusable, carried: [:], carriedTilesPerZoom: [:], carriedPerZoom: [:],
                              crashed: last.crashed, stale: [], otherFiles: [], touchedSinceManifest: false)
@@ -196,7 +196,7 @@ extension Builder {
                     c.previous = Int32(pi)
                     c.intact = intact[pi]
                     if trustKeys && c.intact && previous!.key(pi) == keys[i] { c.decision = .reuse }
-                } else if trustKeys, prevBlank.isEmpty ? false : prevBlank[paths[i]] == keys[i], store.fileStatus(paths[i]) == nil {
+                } else if trustKeys, !prevBlank.isEmpty, prevBlank[paths[i]] == keys[i], store.fileStatus(paths[i]) == nil {
                     c.decision = .reuseBlank
                 }
                 checks[i] = c

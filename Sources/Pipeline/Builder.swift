@@ -501,7 +501,7 @@ public final class Builder {
             paths(p, plan, range) { bytes += $1.count }
             return (range.count, bytes)
         }
-        let table = TilePathTable.mapped(paths: sizes.reduce(0) { $0 + $1.tiles }, bytes: sizes.reduce(0) { $0 + $1.bytes }, columns: columns)
+        let table = TilePathTable(paths: sizes.reduce(0) { $0 + $1.tiles }, bytes: sizes.reduce(0) { $0 + $1.bytes }, columns: columns)
         precondition(table.count == count, "every tile of a planned zoom is a job")
         var starts = [(tile: 0, byte: 0)]
         for s in sizes { starts.append((starts.last!.tile + s.tiles, starts.last!.byte + s.bytes)) }

@@ -19,7 +19,7 @@ final class IndexedTiles: @unchecked Sendable {
 
     /// Room for `count` entries whose paths have `pathBytes` bytes in all.
     init(count: Int, pathBytes: Int) {
-        paths = TilePathTable.mapped(paths: count, bytes: pathBytes, columns: columns)
+        paths = TilePathTable(paths: count, bytes: pathBytes, columns: columns)
         sha256 = columns.track(MappedColumn(repeating: Digest32(bytes: []), count: count))
         sizes = columns.track(MappedColumn(repeating: 0, count: count))
         keys = columns.track(MappedColumn(repeating: Digest16(high: 0, low: 0), count: count))

@@ -112,7 +112,7 @@ extension Builder {
             case .render: break
             }
         }
-        return TileWriter(store: store, paths: plan.paths, keys: plan.keys, previous: { checks[$0].previous >= 0 ? previous!.sha256(Int(checks[$0].previous)) : nil },
+        return TileWriter(store: store, paths: plan.paths, previous: { checks[$0].previous >= 0 ? previous!.sha256(Int(checks[$0].previous)) : nil },
                           intact: intact, outcomes: outcomes, columns: plan.columns, writers: options.jobs)
     }
 

@@ -31,7 +31,6 @@ final class TileWriter {
     /// One per writing thread: a store caches the folders it made.
     private let stores: [TileStore]
     private let paths: TilePathTable
-    private let keys: MappedColumn<Digest16>
     /// The SHA-256 of the previous build's entry for a job's path.
     private let previous: (Int) -> Digest32?
     private let intact: MappedColumn<Bool>
@@ -53,9 +52,9 @@ final class TileWriter {
 
     /// `outcomes`: each job's outcome so far (reused tiles' set, the rest pending).
     /// The per-job lists are the plan's `MappedColumn`s; the undo codes' column is made here and tracked by `columns`.
-    init(store: TileStore, paths: TilePathTable, keys: MappedColumn<Digest16>, previous: @escaping (Int) -> Digest32?,
+    init(store: TileStore, paths: TilePathTable, previous: @escaping (Int) -> Digest32?,
          intact: MappedColumn<Bool>, outcomes: MappedColumn<Outcome>, columns: ResidentColumns, writers: Int) {
-        self.stores = (0..<max(1, writers)).map { _ in TileStore(root: store.root, trash: store.trash, eachPathOnce: true) }; self.paths = paths; self.keys = keys; self.previous = previous; self.intact = intact
+        self.stores = (0..<max(1, writers)).map { _ in TileStore(root: store.root, trash: store.trash, eachPathOnce: true) }; self.paths = paths; self.previous = previous; self.intact = intact
         self.outcomes = outcomes
         undo = columns.track(MappedColumn(repeating: Undo.none, count: paths.count))
     }

@@ -2,8 +2,8 @@ import Foundation
 @testable import Pipeline
 import XCTest
 
-/// `FileSpill` (client files and meshes waiting for the commit) and `TilePathTable`
-/// (the plan's paths): what goes in comes out, byte for byte.
+/// `FileSpill` (client files and meshes waiting for the commit): what goes
+/// in comes out, byte for byte. (`TilePathTable`: MappedColumnTests.)
 final class FileSpillTests: XCTestCase {
     func testContentsComeBackAndEachIsStoredOnce() throws {
         let spill = FileSpill()
@@ -26,18 +26,5 @@ final class FileSpillTests: XCTestCase {
         let r = try spill.put(Data("index.html".utf8))
         XCTAssertLessThan(r.offset, 0, "no file could be made")
         XCTAssertEqual(try spill.get(r), Data("index.html".utf8))
-    }
-
-    func testThePathTableGivesBackEveryPathInOrder() {
-        var one = TilePathTable(), two = TilePathTable()
-        let paths = (0..<500).map { "v\($0 % 7)/floor_0/png/\(17 + $0 % 7)/\($0 * 13)/\($0 * 17).png" } + ["é/ü.pbf", ""]
-        for p in paths[..<200] { one.append(utf8: p.utf8) }
-        for p in paths[200...] { two.append(utf8: p.utf8) }
-        var all = TilePathTable()
-        all.reserveCapacity(paths: paths.count, bytes: one.byteCount + two.byteCount)
-        all.append(contentsOf: one); all.append(contentsOf: two)
-        XCTAssertEqual(Array(all), paths)
-        XCTAssertEqual(all.count, paths.count)
-        XCTAssertEqual(all[200], paths[200])
     }
 }

@@ -58,7 +58,7 @@ final class MappedColumnTests: XCTestCase {
     func testAMappedPathTableFilledOutOfOrderGivesBackEveryPathInOrder() {
         let paths = (0..<3000).map { "v\($0 % 7)/floor_0/png/\(17 + $0 % 7)/\($0 * 13)/\($0 * 17).png" } + ["é/ü.pbf", "", "last"]
         let columns = ResidentColumns()
-        let table = TilePathTable.mapped(paths: paths.count, bytes: paths.reduce(0) { $0 + $1.utf8.count }, columns: columns)
+        let table = TilePathTable(paths: paths.count, bytes: paths.reduce(0) { $0 + $1.utf8.count }, columns: columns)
         var starts = [0]
         for p in paths { starts.append(starts.last! + p.utf8.count) }
         // Two threads, each its own paths, as the plan's runs fill it.
