@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Writes a synthetic IMDF venue for benchmarks: a grid of shops along corridors.
 
-    scripts/make_synthetic.py [--realistic] small|medium|large OUT_DIR
+    scripts/make_synthetic.py [--realistic] [--origin LON,LAT] small|medium|large OUT_DIR
+
+--origin places the venue's south-west corner elsewhere (default 2.35,48.85):
+venues of one config at different places draw different tiles, as real
+venues do, so no tile of one repeats in another.
 
 With --realistic, a venue like real ones instead (scripts/synthetic_realistic.py:
 rotated 17 degrees, L-shaped buildings with a courtyard and an atrium, bent
@@ -57,8 +61,17 @@ def write(out, files, venue_ring, size):
 
 def main():
     args = sys.argv[1:]
+    global ORIGIN
     realistic = "--realistic" in args
     args = [a for a in args if a != "--realistic"]
+    if "--origin" in args:
+        i = args.index("--origin")
+        try:
+            lon, lat = (float(v) for v in args[i + 1].split(","))
+        except (IndexError, ValueError):
+            sys.exit("--origin takes LON,LAT in degrees, e.g. --origin 2.36,48.86")
+        ORIGIN = (lon, lat)
+        del args[i:i + 2]
     if len(args) != 2 or args[0] not in SIZES:
         sys.exit(__doc__)
     size, out = args
