@@ -73,8 +73,9 @@ extension Builder {
                     lastReport = Date()
                 }
             }
-            // The venue's part of the per-tile lists is done with, and its items and plans are freed.
+            // The venue's part of the per-tile lists is done with, and its items, plans and repeated tiles are freed.
             plan.columns.drop()
+            encodings.removeAll()
             FreedMemory.giveBack()
             run.lap("render+encode")
         }

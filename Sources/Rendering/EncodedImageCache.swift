@@ -16,7 +16,10 @@ import Threads
 /// encoded a content first: compression is deterministic.
 ///
 /// Bounded: only files up to `maxEntryBytes` are kept (repeats are simple
-/// tiles), and nothing more is added past `budgetBytes`.
+/// tiles), and nothing more is added past `budgetBytes`. A build empties it
+/// after each venue (`removeAll`): tiles repeat within a venue, rarely across
+/// venues in different places, and a cache kept for the whole build grew
+/// with the number of venues up to its budget.
 public final class EncodedImageCache: Sendable {
     public struct Key: Hashable, Sendable {
         let low: UInt64, high: UInt64
@@ -88,6 +91,14 @@ public final class EncodedImageCache: Sendable {
             guard s.bytes + file.count <= budgetBytes, s.files[key] == nil else { return }
             s.files[key] = file
             s.bytes += file.count
+        }
+    }
+
+    /// Forgets every file (the hit count stays) and frees their memory.
+    public func removeAll() {
+        state.withLock { s in
+            s.files = [:]
+            s.bytes = 0
         }
     }
 

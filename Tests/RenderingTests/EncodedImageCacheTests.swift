@@ -37,4 +37,20 @@ final class EncodedImageCacheTests: XCTestCase {
         // Each key misses at least once (its first lookup) and at most once per worker.
         XCTAssertGreaterThanOrEqual(cache.hits, workers * rounds - workers * images.count)
     }
+
+    /// Emptied between venues, the cache's budget is free again: what it holds
+    /// does not add up over a build's venues.
+    func testRemoveAllFreesTheBudget() {
+        let cache = EncodedImageCache(maxEntryBytes: 8, budgetBytes: 16)
+        let hasher = EncodedImageCache.ImageHasher()
+        let keys = (0..<3).map { i in [UInt32](repeating: UInt32(i), count: 4).withUnsafeBufferPointer { hasher.key($0, width: 2, height: 2, rowWords: 2) } }
+        for k in keys { cache.insert(Data(repeating: 1, count: 8), for: k) }
+        XCTAssertNotNil(cache.file(for: keys[1]))
+        XCTAssertNil(cache.file(for: keys[2]), "past the budget nothing is added")
+        cache.removeAll()
+        XCTAssertNil(cache.file(for: keys[0]))
+        cache.insert(Data(repeating: 2, count: 8), for: keys[2])
+        XCTAssertEqual(cache.file(for: keys[2]), Data(repeating: 2, count: 8))
+        XCTAssertEqual(cache.hits, 2, "hits are counted across emptyings")
+    }
 }
