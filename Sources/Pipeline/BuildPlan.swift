@@ -69,15 +69,21 @@ extension Builder {
         let lastBuild = try planUntilIntact(&plan, inputs, pending: pending, store: store, carriedEntry: &carriedEntry, &run)
         let previousEntry = matchPrevious(plan.jobs, plan.paths, plan.pyramids, plan.jobStart, last.reusable, last.records, carriedEntry,
                                           columns: plan.columns)
-        plan.checks = plan.columns.track(diff(plan, previousEntry, intact: lastBuild?.intact ?? [], store: store))
+        plan.checks = diff(plan, previousEntry, intact: lastBuild?.intact ?? [], store: store)
         plan.touchedSinceManifest = lastBuild?.touched ?? false
         // Paths are unique, so each previous entry is matched by one job at most.
         var matched = carriedEntry
-        for c in plan.checks where c.previous >= 0 { matched[Int(c.previous)] = true }
-        plan.toRender = plan.columns.track(MappedColumn(repeating: 0, count: plan.checks.reduce(0) { $0 + ($1.decision == .render ? 1 : 0) }))
+        var renders = 0
+        plan.columns.sweep(plan.checks.count) { i in
+            let c = plan.checks[i]
+            if c.previous >= 0 { matched[Int(c.previous)] = true }
+            if c.decision == .render { renders += 1 }
+        }
+        plan.toRender = plan.columns.track(MappedColumn(repeating: 0, count: renders))
         var k = 0
-        for i in plan.checks.indices where plan.checks[i].decision == .render { plan.toRender[k] = i; k += 1 }
-        plan.columns.drop()
+        plan.columns.sweep(plan.checks.count) { i in
+            if plan.checks[i].decision == .render { plan.toRender[k] = i; k += 1 }
+        }
         run.lap("diff")
         countCarried(&plan)
         run.summary.reused = plan.jobs.count + plan.carriedCount - plan.toRender.count
@@ -185,10 +191,13 @@ extension Builder {
         let prevBlank = Dictionary((plan.reusable?.blank ?? []).filter { !carriedBlank.contains($0.path) }.map { ($0.path, $0.key) },
                                    uniquingKeysWith: { a, _ in a })
         let (paths, keys) = (plan.paths, plan.keys)
-        let checks = MappedColumn(repeating: Check(), count: plan.jobs.count)
-        // Runs of jobs on the workers, each writing its own jobs' checks.
+        let checks = plan.columns.track(MappedColumn(repeating: Check(), count: plan.jobs.count))
+        // Runs of jobs on the workers, each writing its own jobs' checks; the
+        // columns let go of every 16 runs (the other worker's pages too: a
+        // page let go of is read back from its file).
         let chunk = 4096
         _ = Workers.map((plan.jobs.count + chunk - 1) / chunk, workers: options.jobs, placeholder: ()) { _, r in
+            if r % 16 == 15 { plan.columns.drop() }
             for i in (r * chunk)..<min((r + 1) * chunk, checks.count) {
                 var c = Check()
                 if previousEntry[i] >= 0 {

@@ -50,7 +50,7 @@ final class Commit {
                 piece.append(contentsOf: path.utf8)
                 if piece.count >= 1 << 16 { try emit(piece); piece.removeAll(keepingCapacity: true) }
             }
-            for i in plan.toRender { try line(plan.paths[i]) }
+            try plan.columns.sweep(plan.toRender.count) { k in try line(plan.paths[plan.toRender[k]]) }
             for p in plan.otherFiles.sorted() + crashed + toDelete { try line(p) }
             if !piece.isEmpty { try emit(piece) }
         }
@@ -101,8 +101,8 @@ extension Builder {
         let n = plan.pyramids.count
         var c = PyramidCounts(tiles: [Int](repeating: 0, count: n), bytes: [Int](repeating: 0, count: n), blanks: [Int](repeating: 0, count: n),
                               perZoom: [[Int]](repeating: [Int](repeating: 0, count: plan.zooms.count), count: n))
-        for (i, j) in plan.jobs.enumerated() {
-            let pi = Int(j.pyramid)
+        plan.columns.sweep(plan.jobs.count) { i in
+            let j = plan.jobs[i], pi = Int(j.pyramid)
             let o = outcomes[i]
             if o.isTile { c.tiles[pi] += 1; c.bytes[pi] += Int(o.bytes); c.perZoom[pi][Int(j.plan)] += 1 } else { c.blanks[pi] += 1 }
         }
@@ -213,6 +213,7 @@ extension Builder {
                 blankList += plan.reusable!.blank[r.blanks]
                 continue
             }
+            if pi % 64 == 63 { plan.columns.drop() }
             for i in plan.jobStart[pi]..<plan.jobStart[pi + 1] {
                 let o = outcomes[i]
                 if o.isTile {

@@ -59,7 +59,21 @@ final class MappedColumn<Element: BitwiseCopyable>: RandomAccessCollection, @unc
         // A new file and new anonymous memory read as zeros: zero values need no
         // writing (which would make every page resident at once).
         let zero = withUnsafeBytes(of: value) { $0.allSatisfy { $0 == 0 } }
-        if !zero { base.initialize(repeating: value, count: count) }
+        guard !zero else { return }
+        // Other values are written a mebibyte at a time, each let go of once written.
+        let window = Swift.max(1, (1 << 20) / MemoryLayout<Element>.stride)
+        let page = Int(getpagesize())
+        var i = 0, released = 0
+        while i < count {
+            let n = Swift.min(window, count - i)
+            (base + i).initialize(repeating: value, count: n)
+            i += n
+            let through = i * MemoryLayout<Element>.stride / page * page
+            if fileBacked && through > released {
+                madvise(UnsafeMutableRawPointer(base) + released, through - released, MADV_DONTNEED)
+                released = through
+            }
+        }
     }
 
     /// The values of `values`, in order.
@@ -121,5 +135,18 @@ final class ResidentColumns: @unchecked Sendable {
     func drop() {
         lock.lock(); let all = drops; lock.unlock()
         for d in all { d() }
+    }
+
+    /// `body` for each index of `0..<count` in order, the columns let go of
+    /// every `every` indexes: a sweep over a whole build's lists keeps a
+    /// window of their pages resident, not all of them.
+    func sweep(_ count: Int, every: Int = 1 << 16, _ body: (Int) throws -> Void) rethrows {
+        var start = 0
+        while start < count {
+            let end = min(start + every, count)
+            for i in start..<end { try body(i) }
+            drop()
+            start = end
+        }
     }
 }

@@ -105,7 +105,7 @@ extension Builder {
         let previous = plan.reusable, checks = plan.checks
         let outcomes = plan.columns.track(MappedColumn(repeating: TileWriter.Outcome.pending, count: plan.jobs.count))
         let intact = plan.columns.track(MappedColumn(repeating: false, count: plan.jobs.count))
-        for i in plan.jobs.indices {
+        plan.columns.sweep(plan.jobs.count) { i in
             intact[i] = checks[i].intact
             switch checks[i].decision {
             case .reuse: outcomes[i] = TileWriter.Outcome(sha256: previous!.sha256(Int(checks[i].previous)), size: previous!.size(Int(checks[i].previous)))

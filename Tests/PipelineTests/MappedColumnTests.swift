@@ -36,12 +36,19 @@ final class MappedColumnTests: XCTestCase {
             let statm = try String(contentsOfFile: "/proc/self/statm", encoding: .utf8).split(separator: " ")
             return (Int(statm[1])! * Int(sysconf(Int32(_SC_PAGESIZE)))) >> 20
         }
-        let c = MappedColumn(repeating: UInt8(1), count: 128 << 20)
+        let c = MappedColumn(repeating: UInt8(0), count: 128 << 20)
+        c.buffer.update(repeating: 1)
         let before = try residentMiB()
         c.dropResident()
         let after = try residentMiB()
         XCTAssertGreaterThanOrEqual(before - after, 100, "128 MiB written, then dropped: resident \(before) -> \(after) MiB")
         XCTAssertEqual(c[(128 << 20) - 1], 1)
+        // A column of another value than zero is written a window at a time, each let go of.
+        let start = try residentMiB()
+        let d = MappedColumn(repeating: UInt16(7), count: 64 << 20)
+        let made = try residentMiB()
+        XCTAssertLessThan(made - start, 16, "a 128 MiB column of sevens made: resident \(start) -> \(made) MiB")
+        XCTAssertTrue(stride(from: 0, to: d.count, by: 4093).allSatisfy { d[$0] == 7 } && d[d.count - 1] == 7)
     }
 
     func testWithoutATemporaryFolderTheValuesAreInMemory() {
