@@ -117,7 +117,7 @@ extension Builder {
     func planUntilIntact(_ plan: inout BuildPlan, _ inputs: BuildInputs, pending: PreviousBuild.Pending, store: TileStore,
                          carriedEntry: inout [Bool], _ run: inout BuildRun) throws -> PreviousBuild? {
         var last: PreviousBuild?
-        if let shard = options.shard { plan.plannedBeforeShard = restrictToShard(&plan.pyramids, shard) }
+        if let shard = options.shard { plan.plannedBeforeShard = try restrictToShard(&plan.pyramids, shard, spill: inputs.spill) }
         while true {
             try cancellation.check()
             let count = plan.pyramids.reduce(0) { $0 + $1.plans.reduce(0) { $0 + $1.tiles.count } }
@@ -129,13 +129,19 @@ extension Builder {
                 for (zi, zp) in p.plans.enumerated() {
                     for t in zp.tiles.indices { plan.jobs[j] = Job(pyramid: Int32(pi), plan: Int32(zi), tile: Int32(t)); j += 1 }
                 }
+                // Written pages go back to the file as the column fills: it is never resident whole.
+                if pi % 64 == 63 { plan.columns.drop() }
             }
+            plan.columns.drop()
             plan.jobStart[plan.pyramids.count] = count
             plan.paths = tilePaths(plan.pyramids, count: count, columns: plan.columns)
             run.lap("plan")
             plan.keys = plan.columns.track(MappedColumn(repeating: Digest16(high: 0, low: 0), count: count))
             j = 0
-            for p in plan.pyramids { for keys in p.tileKeys { for key in keys { plan.keys[j] = key; j += 1 } } }
+            for (pi, p) in plan.pyramids.enumerated() {
+                for key in try p.tileKeys.map({ try Digest16.list(inputs.spill.get($0)) }) ?? [] { plan.keys[j] = key; j += 1 }
+                if pi % 64 == 63 { plan.columns.drop() }
+            }
             precondition(j == count, "every planned tile is keyed")
             plan.columns.drop()
             run.lap("keys")
@@ -149,7 +155,7 @@ extension Builder {
                 !r.tiles.allSatisfy({ intact[$0] }) || !blanks[r.blanks].allSatisfy({ store.fileStatus($0.path) == nil })
             }
             if damaged.isEmpty {
-                for pi in plan.pyramids.indices { plan.pyramids[pi].tileKeys = [] }
+                for pi in plan.pyramids.indices { plan.pyramids[pi].tileKeys = nil }
                 return last
             }
             for (pi, r) in damaged {
@@ -170,7 +176,7 @@ extension Builder {
             let wanted = Set(range.filter { !pyramids[$0].carried && pyramids[$0].plans.isEmpty })
             guard !wanted.isEmpty else { continue }
             var again = try venueAgain(vi, inputs, planned: pyramids, plan: { wanted.contains(range.lowerBound + $0) }, zooms: Array(config.minZoom...config.maxZoom))
-            keyPlans(&again.pyramids)
+            try keyPlans(&again.pyramids, spill: inputs.spill)
             for k in again.pyramids.indices where wanted.contains(range.lowerBound + k) {
                 // Same digest, same TileJSON: the document made when the venue was first planned stays.
                 let file = pyramids[range.lowerBound + k].tileJSONFile

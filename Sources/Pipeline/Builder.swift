@@ -157,9 +157,11 @@ public final class Builder {
         var sources: [(floor: Int, index: Int)] = []
         /// Where its tiles go when its tileset's layout is not the xyz tree (`TileLayout.swift`).
         var layout: PyramidLayout? = nil
-        /// The input key of each planned tile, per plan (parallel to `plans[i].tiles`):
-        /// made while its venue's items are at hand, flattened into `BuildPlan.keys`.
-        var tileKeys: [[Digest16]] = []
+        /// The input key of each planned tile, plan after plan (parallel to
+        /// `plans[i].tiles`), 16 bytes each in the build's `FileSpill`: made
+        /// while its venue's items are at hand, read into `BuildPlan.keys`.
+        /// In the spill they take no memory while the other venues are planned.
+        var tileKeys: FileSpill.Ref? = nil
         /// A vector pyramid's TileJSON `vector_layers`, made from its items before they are dropped.
         var vectorLayers: [TileJSON.VectorLayer]? = nil
         /// Its TileJSON document, made when its venue was planned and waiting in

@@ -43,6 +43,14 @@ public struct Digest16: Hashable, Sendable, BitwiseCopyable, HexDigest {
     public var high: UInt64
     public var low: UInt64
 
+    /// The digests of `data`, stored as their in-memory bytes by this process
+    /// (a `FileSpill` of a build's keys; not a file format).
+    static func list(_ data: Data) -> [Digest16] {
+        data.withUnsafeBytes { b in
+            (0..<(b.count / MemoryLayout<Digest16>.stride)).map { b.loadUnaligned(fromByteOffset: $0 * MemoryLayout<Digest16>.stride, as: Digest16.self) }
+        }
+    }
+
     public init<S: Sequence>(bytes: S) where S.Element == UInt8 {
         var w: (UInt64, UInt64) = (0, 0)
         for (i, b) in bytes.prefix(16).enumerated() {

@@ -5,9 +5,18 @@ import TileGeometry
 public struct FloorZoomPlan: Sendable {
     public var zoom: Int
     /// Sorted by tile id.
-    public var tiles: [TileID]
+    public var tiles: PlannedTiles
     /// Item indices per tile, in drawing order; parallel to `tiles`.
     public var items: TileItemLists
+
+    public init(zoom: Int, tiles: PlannedTiles, items: TileItemLists) {
+        precondition(tiles.zoom == zoom || tiles.isEmpty, "tiles of zoom \(tiles.zoom) in a plan of zoom \(zoom)")
+        self.zoom = zoom; self.tiles = tiles; self.items = items
+    }
+
+    public init<S: Sequence>(zoom: Int, tiles: S, items: TileItemLists) where S.Element == TileID {
+        self.init(zoom: zoom, tiles: PlannedTiles(zoom: zoom, tiles), items: items)
+    }
 }
 
 /// Plan stage: which tiles exist and what each one draws.
@@ -74,7 +83,7 @@ public enum Plan {
                 tiles.append(plan.tiles[a]); items.append(plan.items[a], then: lp.items[b].lazy.map { $0 + base }); a += 1; b += 1
             }
         }
-        return FloorZoomPlan(zoom: plan.zoom, tiles: tiles.withUnsafeBufferPointer { Array($0) }, items: items.exactSize())
+        return FloorZoomPlan(zoom: plan.zoom, tiles: tiles, items: items.exactSize())
     }
 
     /// Joins per-zoom raster plans: each zoom's labels follow the previous zooms' ones.

@@ -81,7 +81,7 @@ extension Builder {
         for g in Set(groups).sorted() {
             let members = pyramids.indices.filter { groups[$0] == g }
             for zi in 0..<zoomCount {
-                let tiles = members.flatMap { zi < pyramids[$0].plans.count ? pyramids[$0].plans[zi].tiles : [] }
+                let tiles = members.flatMap { zi < pyramids[$0].plans.count ? Array(pyramids[$0].plans[zi].tiles) : [] }
                 guard let z = tiles.first?.z else { continue }
                 let span = config.tilesets[pyramids[g].tileset].metatileSpan(zoom: z)
                 let shift = ShardSplit.blockShift(tiles, zoom: z, cellSpan: span, target: target)
@@ -104,19 +104,23 @@ extension Builder {
 
     /// Keeps this shard's tiles in the plans; returns every pyramid's planned
     /// tiles before (in all shards).
-    func restrictToShard(_ pyramids: inout [Pyramid], _ shard: ShardSpec) -> [Int] {
+    func restrictToShard(_ pyramids: inout [Pyramid], _ shard: ShardSpec, spill: FileSpill) throws -> [Int] {
         let planned = pyramids.map { $0.plans.reduce(0) { $0 + $1.tiles.count } }
         let (counts, unitOf) = shardUnits(pyramids, shards: shard.count)
         let assignment = ShardSplit.assign(counts, shards: shard.count)
         let loads = ShardSplit.loads(counts, assignment, shards: shard.count)
         for pi in pyramids.indices {
+            let keys = try pyramids[pi].tileKeys.map { try Digest16.list(spill.get($0)) }
+            var kept = [Digest16](), first = 0
             for zi in pyramids[pi].plans.indices {
                 let plan = pyramids[pi].plans[zi]
                 let keep = plan.tiles.indices.filter { assignment[Int(unitOf[pi][zi][$0])] == shard.index }
                 // Item lists are dropped once a venue is keyed; rendering plans it again (`venueAgain`).
-                pyramids[pi].plans[zi] = FloorZoomPlan(zoom: plan.zoom, tiles: keep.map { plan.tiles[$0] }, items: plan.items.isEmpty ? TileItemLists() : plan.items.selecting(keep))
-                if zi < pyramids[pi].tileKeys.count { pyramids[pi].tileKeys[zi] = keep.map { pyramids[pi].tileKeys[zi][$0] } }
+                pyramids[pi].plans[zi] = FloorZoomPlan(zoom: plan.zoom, tiles: plan.tiles.selecting(keep), items: plan.items.isEmpty ? TileItemLists() : plan.items.selecting(keep))
+                if let keys { kept += keep.map { keys[first + $0] } }
+                first += plan.tiles.count
             }
+            if keys != nil { pyramids[pi].tileKeys = try spill.put(kept.withUnsafeBytes { Data($0) }) }
         }
         let mean = Double(counts.reduce(0, +)) / Double(shard.count)
         log("shard \(shard): \(loads[shard.index]) of \(counts.reduce(0, +)) planned tiles in \(assignment.filter { $0 == shard.index }.count) of \(counts.count) units; "

@@ -147,7 +147,7 @@ extension Builder {
                 carryUnchanged(&pyramids, last)
                 self.plan(&pyramids, [v], zooms: zooms)
                 run.lap("plan")
-                keyPlans(&pyramids)
+                try keyPlans(&pyramids, spill: inputs.spill)
                 run.lap("keys")
             }
             if !overBudget && vi == config.sources.count - 1 && !options.dryRun {
@@ -198,11 +198,12 @@ extension Builder {
 
     /// The input key of every planned tile of the pyramids not keyed yet
     /// (`Pyramid.tileKeys`), in runs of at most 2048 tiles over the workers.
-    func keyPlans(_ pyramids: inout [Pyramid]) {
+    func keyPlans(_ pyramids: inout [Pyramid], spill: FileSpill) throws {
         let chunk = 2048
         var runs = [(pyramid: Int, plan: Int, tiles: Range<Int>)]()
-        for (pi, p) in pyramids.enumerated() where !p.carried && p.tileKeys.count != p.plans.count {
-            pyramids[pi].tileKeys = p.plans.map { _ in [] }
+        var keyed = [Int]()
+        for (pi, p) in pyramids.enumerated() where !p.carried && p.tileKeys == nil {
+            keyed.append(pi)
             for (zi, plan) in p.plans.enumerated() {
                 for s in stride(from: 0, to: plan.tiles.count, by: chunk) { runs.append((pi, zi, s..<min(s + chunk, plan.tiles.count))) }
             }
@@ -213,7 +214,9 @@ extension Builder {
             let header = InputKeys.headerBytes(keyHeader(p, zoom: plan.zoom))
             return runs[r].tiles.map { InputKeys.tile(header: header, tile: plan.tiles[$0], items: p.itemKeys, indices: plan.items[$0]) }
         }
-        for (r, keys) in zip(runs, made) { pyramids[r.pyramid].tileKeys[r.plan] += keys }
+        var bytes = [Int: Data]()
+        for (r, keys) in zip(runs, made) { keys.withUnsafeBytes { bytes[r.pyramid, default: Data()].append(contentsOf: $0) } }
+        for pi in keyed { pyramids[pi].tileKeys = try spill.put(bytes[pi] ?? Data()) }
     }
 
     /// Prepare for one venue: its floors and the raster pyramids asked for besides them.
@@ -262,7 +265,7 @@ extension Builder {
 extension FloorZoomPlan {
     /// This plan kept to `tiles` (a sorted subset of its own, as a shard keeps
     /// them; nil: none planned before); nil when one of them is not in it.
-    func restricted(to tiles: [TileID]?) -> FloorZoomPlan? {
+    func restricted(to tiles: PlannedTiles?) -> FloorZoomPlan? {
         guard let tiles else { return nil }
         if tiles == self.tiles { return self }
         var keep = [Int](), k = 0
@@ -271,7 +274,7 @@ extension FloorZoomPlan {
             guard k < self.tiles.count && self.tiles[k] == t else { return nil }
             keep.append(k)
         }
-        return FloorZoomPlan(zoom: zoom, tiles: keep.map { self.tiles[$0] }, items: items.selecting(keep))
+        return FloorZoomPlan(zoom: zoom, tiles: self.tiles.selecting(keep), items: items.selecting(keep))
     }
 }
 
@@ -293,9 +296,7 @@ extension Builder.Pyramid {
             if tileJSON { p.vectorLayers = TileJSONLayers.describe(items, table: table, venueWide: name == "all", minzoom: minZoom, maxzoom: maxZoom) }
             p.content = .vector([], MVTPropertyTable())
         }
-        // Copied to their exact size: grown by appending, a plan's tile list
-        // has up to twice the room it uses, and this one stays for the whole build.
-        p.plans = plans.map { FloorZoomPlan(zoom: $0.zoom, tiles: $0.tiles.withUnsafeBufferPointer { Array($0) }, items: TileItemLists()) }
+        p.plans = plans.map { FloorZoomPlan(zoom: $0.zoom, tiles: $0.tiles, items: TileItemLists()) }
         p.itemKeys = []
         p.sources = []
         return p

@@ -37,7 +37,7 @@ final class PlanTests: XCTestCase {
         for floor in v.floors {
             for z in [17, 20, 23] {
                 let p = Plan.run(floor: floor, zoom: z)
-                XCTAssertEqual(p.tiles, p.tiles.sorted())
+                XCTAssertEqual(Array(p.tiles), p.tiles.sorted())
                 XCTAssertEqual(Set(p.tiles).count, p.tiles.count)
                 for items in p.items {
                     XCTAssertFalse(items.isEmpty)

@@ -74,7 +74,7 @@ final class TileItemListsTests: XCTestCase {
     }
 
     func plan(_ tiles: [TileID], _ lists: [[Int32]]) -> FloorZoomPlan {
-        FloorZoomPlan(zoom: 20, tiles: tiles, items: TileItemLists(lists))
+        FloorZoomPlan(zoom: tiles.first?.z ?? 20, tiles: tiles, items: TileItemLists(lists))
     }
 
     func testRestrictionKeepsTheListsOfTheKeptTiles() throws {
@@ -82,13 +82,13 @@ final class TileItemListsTests: XCTestCase {
         let model = randomLists(tiles.count, seed: 7)
         let p = plan(tiles, model)
         let keep = [0, 3, 4, 11, 29]
-        let cut = try XCTUnwrap(p.restricted(to: keep.map { tiles[$0] }))
-        XCTAssertEqual(cut.tiles, keep.map { tiles[$0] })
+        let cut = try XCTUnwrap(p.restricted(to: PlannedTiles(zoom: 20, keep.map { tiles[$0] })))
+        XCTAssertEqual(Array(cut.tiles), keep.map { tiles[$0] })
         assertSame(cut.items, keep.map { model[$0] })
-        XCTAssertNil(p.restricted(to: [TileID(z: 20, x: 1, y: 1)]), "a tile the plan does not have")
+        XCTAssertNil(p.restricted(to: PlannedTiles(zoom: 20, [TileID(z: 20, x: 1, y: 1)])), "a tile the plan does not have")
         XCTAssertNil(p.restricted(to: nil))
-        assertSame(try XCTUnwrap(p.restricted(to: [])).items, [])
-        assertSame(try XCTUnwrap(p.restricted(to: tiles)).items, model)
+        assertSame(try XCTUnwrap(p.restricted(to: PlannedTiles(zoom: 20, []))).items, [])
+        assertSame(try XCTUnwrap(p.restricted(to: PlannedTiles(zoom: 20, tiles))).items, model)
     }
 
     /// The label merge against the dictionary-and-sort it replaced.
@@ -105,7 +105,7 @@ final class TileItemListsTests: XCTestCase {
             for (t, l) in zip(floorTiles, floorLists) { expected[t] = l }
             for (t, l) in zip(labelTiles, labelLists) { expected[t] = (expected[t] ?? wholeTile) + l.map { $0 + base } }
             let order = expected.keys.sorted()
-            XCTAssertEqual(merged.tiles, order)
+            XCTAssertEqual(Array(merged.tiles), order)
             assertSame(merged.items, order.map { expected[$0]! })
         }
     }
