@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Threads
 import TileGeometry
 
 /// Shard folders that cannot be merged, and why (each names the folder or shard).
@@ -33,13 +34,17 @@ public enum ShardMerge {
     /// Reads and checks the shard folders; returns them in shard order.
     static func readShards(_ folders: [String]) throws -> [Shard] {
         guard !folders.isEmpty else { throw MergeError(problem: "no shard folders given") }
+        // Decoding a manifest is most of reading a shard: the shards' on every core.
+        let manifests = Workers.map(folders.count, workers: ProcessInfo.processInfo.activeProcessorCount, placeholder: nil as Manifest?) { _, i in
+            Manifest.load(from: folders[i])
+        }
         var shards = [Shard]()
-        for f in folders {
+        for (f, m) in zip(folders, manifests) {
             let store = TileStore(root: f)
             if store.fileStatus(TileStore.intentName) != nil {
                 throw MergeError(problem: "shard folder \(f): its last build did not finish; run that shard's build again")
             }
-            guard let m = Manifest.load(from: f) else {
+            guard let m else {
                 throw MergeError(problem: "shard folder \(f): no manifest.json venuetiles can read; build it first with `venuetiles build --shard i/N --output \(f)`")
             }
             guard let r = m.shard else {
