@@ -194,9 +194,11 @@ enum BuildIndex {
             guard let n = c.u64(), n >= 0, n <= c.b.count else { return nil }
             let first = c.o
             var pathBytes = 0
-            for _ in 0..<n {
+            for k in 0..<n {
                 guard let count = c.skipEntry() else { return nil }
                 pathBytes += count
+                // Counted pages go back too: else the whole index is resident before the reading below lets go of any.
+                if k % 16_384 == 16_383 { index.release(through: UnsafeRawBufferPointer(rebasing: index.bytes[..<c.o])) }
             }
             let tiles = IndexedTiles(count: n, pathBytes: pathBytes)
             c.o = first
@@ -264,9 +266,11 @@ enum BuildIndex {
             places.reserveCapacity(h.counts.tiles + 64)
             for _ in 0..<2 {
                 guard let n = c.u64(), n >= 0, n <= c.b.count else { return nil }
-                for _ in 0..<n {
+                for k in 0..<n {
                     guard let e = c.entry() else { return nil }
                     places.append((e.path.baseAddress! - c.b.baseAddress!, e.path.count, e.size))
+                    // Read pages go back as it goes (the stats below read each path again).
+                    if k % 16_384 == 16_383 { index.release(through: UnsafeRawBufferPointer(rebasing: index.bytes[..<c.o])) }
                 }
             }
             let base = c.b.baseAddress!
@@ -276,6 +280,7 @@ enum BuildIndex {
                 let cursor = TileStore.StatCursor(store)
                 for i in (r * perRun)..<min((r + 1) * perRun, places.count) {
                     let p = places[i]
+                    if i % 16_384 == 16_383 { index.release(through: UnsafeRawBufferPointer(start: base, count: p.start)) }
                     guard let st = cursor.status(utf8: UnsafeBufferPointer(start: base + p.start, count: p.count)),
                           st.size == p.size, !(st.mtime > indexStat.mtime) else { return false }
                 }

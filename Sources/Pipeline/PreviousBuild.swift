@@ -103,6 +103,8 @@ struct PreviousBuild {
                     let ok = PreviousBuild.intact(i, of: state, state.withPath(i) { cursor.status(utf8: $0) }, store, manifestTime, touched: &touched)
                     flags[i] = (ok ? 1 : 0) | (touched ? 2 : 0)
                 }
+                // The last build's entries read so far go back to their files (every 16 chunks).
+                if c % 16 == 15 { state.indexed?.columns.drop() }
                 if done.wrappingAdd(1, ordering: .releasing).newValue == chunks { finished.signal() }
             }
         }
@@ -134,7 +136,11 @@ struct PreviousBuild {
     }
 
     static func checkPaths(_ s: BuildIndex.PreviousState, file: String) throws {
-        for e in s.tiles { try OutputFolder.checkRelative(e.path, file: file) }
+        for (k, e) in s.tiles.enumerated() {
+            try OutputFolder.checkRelative(e.path, file: file)
+            // The entries' pages go back as they are read (every 65,536).
+            if k % 65_536 == 65_535 { s.indexed?.columns.drop() }
+        }
         for e in s.files { try OutputFolder.checkRelative(e.path, file: file) }
         for e in s.blank { try OutputFolder.checkRelative(e.path, file: file) }
         s.indexed?.columns.drop()
