@@ -278,9 +278,14 @@ enum BuildIndex {
             let perRun = (places.count + workers - 1) / workers
             let fresh = Workers.map(workers, workers: workers, placeholder: false) { _, r in
                 let cursor = TileStore.StatCursor(store)
-                for i in (r * perRun)..<min((r + 1) * perRun, places.count) {
+                let run = (r * perRun)..<min((r + 1) * perRun, places.count)
+                for i in run {
                     let p = places[i]
-                    if i % 16_384 == 16_383 { index.release(through: UnsafeRawBufferPointer(start: base, count: p.start)) }
+                    // This run's pages read so far go back (not the other runs', which their threads are reading).
+                    if (i - run.lowerBound) % 16_384 == 16_383 {
+                        let first = places[run.lowerBound].start
+                        index.release(UnsafeRawBufferPointer(start: base + first, count: p.start - first))
+                    }
                     guard let st = cursor.status(utf8: UnsafeBufferPointer(start: base + p.start, count: p.count)),
                           st.size == p.size, !(st.mtime > indexStat.mtime) else { return false }
                 }

@@ -128,9 +128,9 @@ extension Builder {
                 plan.jobStart[pi] = j
                 for (zi, zp) in p.plans.enumerated() {
                     for t in zp.tiles.indices { plan.jobs[j] = Job(pyramid: Int32(pi), plan: Int32(zi), tile: Int32(t)); j += 1 }
+                    // Written pages go back to the file as the column fills: it is never resident whole.
+                    plan.columns.advance(by: zp.tiles.count)
                 }
-                // Written pages go back to the file as the column fills: it is never resident whole.
-                if pi % 64 == 63 { plan.columns.drop() }
             }
             plan.columns.drop()
             plan.jobStart[plan.pyramids.count] = count
@@ -138,9 +138,10 @@ extension Builder {
             run.lap("plan")
             plan.keys = plan.columns.track(MappedColumn(repeating: Digest16(high: 0, low: 0), count: count))
             j = 0
-            for (pi, p) in plan.pyramids.enumerated() {
-                for key in try p.tileKeys.map({ try Digest16.list(inputs.spill.get($0)) }) ?? [] { plan.keys[j] = key; j += 1 }
-                if pi % 64 == 63 { plan.columns.drop() }
+            for p in plan.pyramids {
+                let keys = try p.tileKeys.map { try Digest16.list(inputs.spill.get($0)) } ?? []
+                for key in keys { plan.keys[j] = key; j += 1 }
+                plan.columns.advance(by: keys.count)
             }
             precondition(j == count, "every planned tile is keyed")
             plan.columns.drop()
@@ -199,11 +200,11 @@ extension Builder {
         let (paths, keys) = (plan.paths, plan.keys)
         let checks = plan.columns.track(MappedColumn(repeating: Check(), count: plan.jobs.count))
         // Runs of jobs on the workers, each writing its own jobs' checks; the
-        // columns let go of every 16 runs (the other worker's pages too: a
-        // page let go of is read back from its file).
+        // columns let go of a window of rows at a time (the other worker's
+        // pages too: a page let go of is read back from its file).
         let chunk = 4096
         _ = Workers.map((plan.jobs.count + chunk - 1) / chunk, workers: options.jobs, placeholder: ()) { _, r in
-            if r % 16 == 15 { plan.columns.drop() }
+            defer { plan.columns.advance(by: chunk) }
             for i in (r * chunk)..<min((r + 1) * chunk, checks.count) {
                 var c = Check()
                 if previousEntry[i] >= 0 {

@@ -513,8 +513,8 @@ public final class Builder {
             paths(p, plan, range) { _, path in
                 at = fill.put(path, index: k, at: at); k += 1
             }
-            // Filled pages go back to the files every 32 runs (64 Ki paths): the table is never resident whole.
-            if r % 32 == 31 { columns.drop() }
+            // Filled pages go back to the files as it fills: the table is never resident whole.
+            columns.advance(by: range.count)
         }
         columns.drop()
         return table

@@ -213,7 +213,7 @@ extension Builder {
                 blankList += plan.reusable!.blank[r.blanks]
                 continue
             }
-            if pi % 64 == 63 { plan.columns.drop() }
+            plan.columns.advance(by: plan.jobStart[pi + 1] - plan.jobStart[pi])
             for i in plan.jobStart[pi]..<plan.jobStart[pi + 1] {
                 let o = outcomes[i]
                 if o.isTile {

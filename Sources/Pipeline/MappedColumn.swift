@@ -116,6 +116,9 @@ final class MappedColumn<Element: BitwiseCopyable>: RandomAccessCollection, @unc
 final class ResidentColumns: @unchecked Sendable {
     private let lock = NSLock()
     private var drops: [() -> Void] = []
+    private var rowsSinceDrop = 0
+    /// Rows a stage reads or writes between two drops.
+    static let window = 1 << 16
 
     /// Registers `column`; returns it.
     @discardableResult
@@ -133,17 +136,30 @@ final class ResidentColumns: @unchecked Sendable {
 
     /// Every tracked column's pages handed back to its file.
     func drop() {
-        lock.lock(); let all = drops; lock.unlock()
+        lock.lock(); let all = drops; rowsSinceDrop = 0; lock.unlock()
         for d in all { d() }
     }
 
+    /// Counts `rows` read or written and lets go of the columns once a window
+    /// of them has gone by: for a fill or sweep that `sweep` cannot drive (a
+    /// loop over pyramids and plans, runs on worker threads), so that what
+    /// stays resident is a window of rows whatever the size of each pyramid
+    /// or run.
+    func advance(by rows: Int) {
+        lock.lock()
+        rowsSinceDrop += rows
+        let due = rowsSinceDrop >= ResidentColumns.window
+        lock.unlock()
+        if due { drop() }
+    }
+
     /// `body` for each index of `0..<count` in order, the columns let go of
-    /// every `every` indexes: a sweep over a whole build's lists keeps a
+    /// every `window` indexes: a sweep over a whole build's lists keeps a
     /// window of their pages resident, not all of them.
-    func sweep(_ count: Int, every: Int = 1 << 16, _ body: (Int) throws -> Void) rethrows {
+    func sweep(_ count: Int, _ body: (Int) throws -> Void) rethrows {
         var start = 0
         while start < count {
-            let end = min(start + every, count)
+            let end = min(start + ResidentColumns.window, count)
             for i in start..<end { try body(i) }
             drop()
             start = end

@@ -103,8 +103,8 @@ struct PreviousBuild {
                     let ok = PreviousBuild.intact(i, of: state, state.withPath(i) { cursor.status(utf8: $0) }, store, manifestTime, touched: &touched)
                     flags[i] = (ok ? 1 : 0) | (touched ? 2 : 0)
                 }
-                // The last build's entries read so far go back to their files (every 16 chunks).
-                if c % 16 == 15 { state.indexed?.columns.drop() }
+                // The last build's entries read so far go back to their files.
+                state.indexed?.columns.advance(by: chunk)
                 if done.wrappingAdd(1, ordering: .releasing).newValue == chunks { finished.signal() }
             }
         }
@@ -138,8 +138,8 @@ struct PreviousBuild {
     static func checkPaths(_ s: BuildIndex.PreviousState, file: String) throws {
         for (k, e) in s.tiles.enumerated() {
             try OutputFolder.checkRelative(e.path, file: file)
-            // The entries' pages go back as they are read (every 65,536).
-            if k % 65_536 == 65_535 { s.indexed?.columns.drop() }
+            // The entries' pages go back as they are read.
+            if k % ResidentColumns.window == ResidentColumns.window - 1 { s.indexed?.columns.drop() }
         }
         for e in s.files { try OutputFolder.checkRelative(e.path, file: file) }
         for e in s.blank { try OutputFolder.checkRelative(e.path, file: file) }
