@@ -63,6 +63,8 @@ extension Builder {
                 try writer.submit(batch)
                 done += batch.count
                 batches += 1
+                // Tests stop a build here, its workers busy with the next batches.
+                if batches == 1 { try pauseForTests("rendering", self.cancellation) }
                 // The per-tile lists' pages behind the render and the writer go back to their files.
                 if batches % 64 == 0 { plan.columns.drop() }
                 if let progress {

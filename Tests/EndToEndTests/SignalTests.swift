@@ -73,9 +73,12 @@ final class SignalTests: XCTestCase {
         try Data(##"{"id": "s", "name": "s", "version": "1.1", "styles": [{"layer-id": "floor_rooms_[FLOOR]", "fill-color": "#ff8800"}]}"##.utf8).write(to: style)
         config = try CLI.writeConfig(dir, sources: [("h", "imdf", venue.path)], extra: #", "style": "style.json", "tilesets": [{"format": "png"}, {"format": "mvt"}], "zoom": {"min": 17, "max": 21}"#)
         for jobs in ["1", "2"] {
-            let p = try CLI.start(["build", "--config", config.path, "-q", "--jobs", jobs])
-            // The intent file is written as the first tile is about to be.
-            let seconds = try interrupt(p, with: SIGINT, when: out.appendingPathComponent(".venuetiles/intent").path)
+            // Held after its first batch is written, the workers on the next ones:
+            // waiting for the intent file instead lost the race to a build that
+            // finished within the 100 ms the wait polls.
+            let gate = dir.appendingPathComponent("render-gate-\(jobs)").path
+            let p = try CLI.start(["build", "--config", config.path, "-q", "--jobs", jobs], env: ["VENUETILES_TEST_PAUSE": "rendering:\(gate)"])
+            let seconds = try interrupt(p, with: SIGINT, when: gate + ".reached")
             XCTAssertEqual(p.terminationStatus, 130, "jobs \(jobs)")
             XCTAssertLessThan(seconds, 3, "jobs \(jobs): stopped in \(seconds) s")
             try assertPreviousOutputIntact(before)
