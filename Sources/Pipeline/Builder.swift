@@ -197,6 +197,7 @@ public final class Builder {
         let pending = PreviousBuild.Pending(store: store, checkFiles: true)
 
         let last = try lastBuild(pending, store: store)
+        run.lap("last build")
         var inputs = try loadAndPlan(last, zooms: zooms, &run)                  // Load, Prepare, Plan (a venue at a time)
         let plan = try makePlan(&inputs, last, zooms: zooms, pending: pending, store: store, &run)  // Plan, Keys, Diff
         if options.dryRun {

@@ -293,21 +293,32 @@ public final class OutputFolder {
     /// component, no backslash or NUL, not inside `.venuetiles/`. Symbolic links
     /// on the way are refused where the path is used (`TileStore`).
     public static func checkRelative(_ path: String, file: String) throws {
-        var u = path.utf8[...]
-        func bad(_ why: String) -> OutputStateError { OutputStateError(file: file, entry: path, problem: why) }
-        guard !u.isEmpty else { throw bad("an empty path") }
-        guard u.first != UInt8(ascii: "/") else { throw bad("an absolute path, outside the output folder") }
-        if u.contains(0) || u.contains(UInt8(ascii: "\\")) { throw bad("a path with a NUL or a backslash") }
-        var first = true
-        while !u.isEmpty {
-            let end = u.firstIndex(of: UInt8(ascii: "/")) ?? u.endIndex
-            let c = u[u.startIndex..<end]
-            if c.isEmpty || c.elementsEqual(".".utf8) { throw bad("a path with an empty or \".\" part") }
-            if c.elementsEqual("..".utf8) { throw bad("a path that climbs out of the output folder (\"..\")") }
-            if first && c.elementsEqual(stateFolder.utf8) { throw bad("a path inside \(stateFolder)/, which holds venuetiles' own state") }
-            first = false
-            u = end == u.endIndex ? u[end...] : u[u.index(after: end)...]
-            if end != path.utf8.endIndex && u.isEmpty { throw bad("a path that ends with /") }
+        var path = path
+        try path.withUTF8 { try checkRelative(utf8: $0, file: file) }
+    }
+
+    /// `checkRelative` of a path given as UTF-8 bytes: the last build's index
+    /// holds a million of them for a large venue, and making a `String` of
+    /// each took most of an edit's time before loading could start.
+    static func checkRelative(utf8 u: UnsafeBufferPointer<UInt8>, file: String) throws {
+        func bad(_ why: String) -> OutputStateError { OutputStateError(file: file, entry: String(decoding: u, as: UTF8.self), problem: why) }
+        let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
+        guard let first = u.first else { throw bad("an empty path") }
+        guard first != slash else { throw bad("an absolute path, outside the output folder") }
+        guard u.last != slash else { throw bad("a path that ends with /") }
+        var start = 0, firstPart = true
+        for i in 0...u.count {
+            let b = i < u.count ? u[i] : slash
+            if b == 0 || b == UInt8(ascii: "\\") { throw bad("a path with a NUL or a backslash") }
+            guard b == slash else { continue }
+            let n = i - start
+            if n == 0 || (n == 1 && u[start] == dot) { throw bad("a path with an empty or \".\" part") }
+            if n == 2 && u[start] == dot && u[start + 1] == dot { throw bad("a path that climbs out of the output folder (\"..\")") }
+            if firstPart && UnsafeBufferPointer(rebasing: u[start..<i]).elementsEqual(stateFolder.utf8) {
+                throw bad("a path inside \(stateFolder)/, which holds venuetiles' own state")
+            }
+            firstPart = false
+            start = i + 1
         }
     }
 

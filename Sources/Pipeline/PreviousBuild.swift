@@ -136,8 +136,8 @@ struct PreviousBuild {
     }
 
     static func checkPaths(_ s: BuildIndex.PreviousState, file: String) throws {
-        for (k, e) in s.tiles.enumerated() {
-            try OutputFolder.checkRelative(e.path, file: file)
+        for k in 0..<s.tiles.count {
+            try s.withPath(k) { try OutputFolder.checkRelative(utf8: $0, file: file) }
             // The entries' pages go back as they are read.
             if k % ResidentColumns.window == ResidentColumns.window - 1 { s.indexed?.columns.drop() }
         }

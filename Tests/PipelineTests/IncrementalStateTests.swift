@@ -105,6 +105,23 @@ final class IncrementalStateTests: XCTestCase {
         try assertEqualsACleanBuild()
     }
 
+    /// A tile path in the index that climbs out of the folder stops the build
+    /// before anything is written or deleted, naming the index and the path.
+    func testAnIndexPathOutsideTheFolderStopsTheBuild() throws {
+        try build()
+        var bytes = try Data(contentsOf: index)
+        let versionLength = Int(bytes[40])
+        let path = 40 + 8 + versionLength + 4 * 8 + 8 + 8   // the first tile path's bytes, after its length
+        bytes.replaceSubrange(path..<(path + 3), with: Data("../".utf8))
+        try bytes.write(to: index)
+        try renameRoom("Outside")
+        let manifest = try Data(contentsOf: out.appendingPathComponent("manifest.json"))
+        XCTAssertThrowsError(try build()) { e in
+            XCTAssertTrue("\(e)".contains("climbs out") && "\(e)".contains(BuildIndex.fileName) && "\(e)".contains("\"../"), "\(e)")
+        }
+        XCTAssertEqual(try Data(contentsOf: out.appendingPathComponent("manifest.json")), manifest, "the output is as it was")
+    }
+
     func testAnIndexOfGarbageIsNotTrusted() throws {
         try build()
         var bytes = try Data(contentsOf: index)

@@ -15,13 +15,14 @@ final class OutputFolderTests: XCTestCase {
     override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: root) }
 
     func testRelativePathsFromOurStateMustStayInside() {
-        for good in ["a.png", "venue/floor_0/png/17/1/2.png", "v/all/mvt/tilejson.json", "v/.hidden", "v/..x/y"] {
+        for good in ["a.png", "venue/floor_0/png/17/1/2.png", "v/all/mvt/tilejson.json", "v/.hidden", "v/..x/y", "...", "v/.venuetiles", ".venuetilesx/a"] {
             XCTAssertNoThrow(try OutputFolder.checkRelative(good, file: "m"), good)
         }
         let bad: [(String, String)] = [
             ("", "empty"), ("/etc/passwd", "absolute"), ("../victim.txt", "climbs out"), ("a/../../b", "climbs out"),
             ("a//b", "empty or \".\""), ("./a", "empty or \".\""), ("a/", "ends with /"), ("a\\b", "backslash"),
-            ("a\u{0}b", "NUL"), (".venuetiles/lock", "venuetiles' own state"),
+            ("a\u{0}b", "NUL"), (".venuetiles/lock", "venuetiles' own state"), (".venuetiles", "venuetiles' own state"),
+            ("..", "climbs out"), ("a/..", "climbs out"), ("a/.", "empty or \".\""), (".", "empty or \".\""), ("/", "absolute"),
         ]
         for (path, why) in bad {
             XCTAssertThrowsError(try OutputFolder.checkRelative(path, file: "manifest.json"), path) { e in
