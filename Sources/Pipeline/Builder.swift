@@ -196,10 +196,16 @@ public final class Builder {
         let store = TileStore(root: run.outputDir)
         let pending = PreviousBuild.Pending(store: store, checkFiles: true)
 
-        let last = try lastBuild(pending, store: store)
-        run.lap("last build")
+        // The last build's state is waited for where planning first needs it: its
+        // index is read (and its paths checked) while the first venue loads.
+        var lastRead: LastBuild?
+        func last() throws -> LastBuild {
+            if let lastRead { return lastRead }
+            lastRead = try lastBuild(pending, store: store)
+            return lastRead!
+        }
         var inputs = try loadAndPlan(last, zooms: zooms, &run)                  // Load, Prepare, Plan (a venue at a time)
-        let plan = try makePlan(&inputs, last, zooms: zooms, pending: pending, store: store, &run)  // Plan, Keys, Diff
+        let plan = try makePlan(&inputs, try last(), zooms: zooms, pending: pending, store: store, &run)  // Plan, Keys, Diff
         if options.dryRun {
             run.summary.report = dryRunReport(plan.jobs, plan.decisions, plan.pyramids, zooms, carried: plan.carriedPerZoom, stale: plan.stale)
             run.summary.rendered = plan.toRender.count

@@ -102,12 +102,14 @@ extension Builder {
 
     /// Load, Prepare and Plan, one venue at a time: each venue is read,
     /// prepared, described, planned and keyed, what the later stages need of
-    /// it is kept and the rest dropped before the next venue is read. Rendering
+    /// it is kept and the rest dropped before the next venue is read.
+    /// `last` is first asked for when the first venue is planned, so the last
+    /// build's index is read on its thread while that venue loads. Rendering
     /// reads a venue again (`venueAgain`), except the last one, kept whole
     /// (`BuildInputs.kept`) until rendering starts a venue. Nothing in the output folder is
     /// touched here; the checks over every venue (tile budget, layouts, style
     /// ids) come at the end, before anything is written.
-    func loadAndPlan(_ last: LastBuild, zooms: [Int], _ run: inout BuildRun) throws -> BuildInputs {
+    func loadAndPlan(_ last: () throws -> LastBuild, zooms: [Int], _ run: inout BuildRun) throws -> BuildInputs {
         try pauseForTests("loading", cancellation)
         let (style, styleBytes) = try Load.styleAndBytes(config.style)
         style.warnings.forEach { log("warning: \($0)") }
@@ -144,6 +146,8 @@ extension Builder {
             if writesVenueFiles && !options.dryRun, let m = try meshFiles(v, style: style, spill: inputs.spill, &run) { inputs.meshes.append(m) }
             run.lap("prepare")
             if !overBudget {
+                let last = try last()
+                run.lap("last build")
                 carryUnchanged(&pyramids, last)
                 self.plan(&pyramids, [v], zooms: zooms)
                 run.lap("plan")
