@@ -21,8 +21,9 @@ import sys
 from multiprocessing import Pool
 
 # One thread per process (the pool below uses the cores), and glibc's malloc
-# keeping the arrays of each tile instead of mapping and unmapping them (half
-# the run went to page faults). malloc reads these when the process starts.
+# keeping each tile's arrays for the next instead of mapping and unmapping
+# them (every new mapping faults its pages in again). malloc reads these
+# variables when the process starts, hence the exec.
 if "MALLOC_MMAP_THRESHOLD_" not in os.environ:
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
                MALLOC_MMAP_THRESHOLD_="33554432", MALLOC_TRIM_THRESHOLD_="268435456")

@@ -298,8 +298,8 @@ public final class OutputFolder {
     }
 
     /// `checkRelative` of a path given as UTF-8 bytes: the last build's index
-    /// holds a million of them for a large venue, and making a `String` of
-    /// each took most of an edit's time before loading could start.
+    /// holds a million of them for a large venue, all checked before the
+    /// build may plan, and a `String` made of each was most of that wait.
     static func checkRelative(utf8 u: UnsafeBufferPointer<UInt8>, file: String) throws {
         func bad(_ why: String) -> OutputStateError { OutputStateError(file: file, entry: String(decoding: u, as: UTF8.self), problem: why) }
         let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
