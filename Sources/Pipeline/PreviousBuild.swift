@@ -136,14 +136,12 @@ struct PreviousBuild {
     }
 
     static func checkPaths(_ s: BuildIndex.PreviousState, file: String) throws {
-        for k in 0..<s.tiles.count {
+        // The entries' pages go back as they are read (none are mapped for a state read from manifest.json).
+        try (s.indexed?.columns ?? ResidentColumns()).sweep(s.tiles.count) { k in
             try s.withPath(k) { try OutputFolder.checkRelative(utf8: $0, file: file) }
-            // The entries' pages go back as they are read.
-            if k % ResidentColumns.window == ResidentColumns.window - 1 { s.indexed?.columns.drop() }
         }
         for e in s.files { try OutputFolder.checkRelative(e.path, file: file) }
         for e in s.blank { try OutputFolder.checkRelative(e.path, file: file) }
-        s.indexed?.columns.drop()
     }
 
     /// Whether a file still holds what the manifest recorded. Files not touched

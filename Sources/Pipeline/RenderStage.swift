@@ -66,7 +66,7 @@ extension Builder {
                 // Tests stop a build here, its workers busy with the next batches.
                 if batches == 1 { try pauseForTests("rendering", self.cancellation) }
                 // The per-tile lists' pages behind the render and the writer go back to their files.
-                if batches % 64 == 0 { plan.columns.drop() }
+                plan.columns.advance(by: batch.count)
                 if let progress {
                     progress(done, total, Date().timeIntervalSince(start))
                 } else if Date().timeIntervalSince(lastReport) > 2 || done == total {
